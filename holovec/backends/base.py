@@ -1,0 +1,225 @@
+"""The backend interface: one small class per array framework.
+
+A backend wraps an array namespace that follows the Python array API standard
+(through array-api-compat) and adds what the standard lacks: choosing a device
+and dtypes, conversion to and from NumPy and other frameworks, the FFT,
+complex construction, popcount, a jit hook, and the fast source of random words.
+Backends know nothing about VSA models.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Callable
+
+import numpy as np
+
+#: dtype names a model may ask for, mapped to the kind of number they hold.
+DTYPE_KINDS = {
+    "bool": "bool",
+    "uint8": "uint",
+    "uint32": "uint",
+    "uint64": "uint",
+    "int8": "int",
+    "int32": "int",
+    "int64": "int",
+    "float16": "float",
+    "bfloat16": "float",
+    "float32": "float",
+    "float64": "float",
+    "complex64": "complex",
+    "complex128": "complex",
+}
+
+
+def dtype_name(dtype: Any) -> str:
+    """The canonical name (``"float32"``, ``"complex64"``, ...) of any framework's dtype."""
+    name = dtype if isinstance(dtype, str) else str(dtype).removeprefix("torch.")
+    if name not in DTYPE_KINDS and not isinstance(dtype, str):
+        try:  # NumPy and JAX dtypes and scalar types
+            name = np.dtype(dtype).name
+        except TypeError:
+            pass
+    if name not in DTYPE_KINDS:
+        raise TypeError(
+            f"unknown dtype {dtype!r}; expected one of {', '.join(sorted(DTYPE_KINDS))}"
+        )
+    return name
+
+
+class Backend(ABC):
+    """An array framework on one device.
+
+    Parameters
+    ----------
+    device:
+        ``None`` for the framework's best device (a GPU when one is present),
+        or a device string such as ``"cpu"`` or ``"cuda:0"``. A device that is
+        not present raises ``ValueError`` here, not at first use.
+    """
+
+    #: the name users pass to ``VSA.create(backend=...)``
+    name: str = ""
+    #: the dtype that holds 32-bit random words (uint32, or int64 where the
+    #: framework lacks uint32 arithmetic)
+    word_dtype_name: str = "uint32"
+
+    def __init__(self, device: Any = None) -> None:
+        self.device = self._resolve_device(device)
+        self.xp = self._namespace()
+
+    # -- what every framework must say -------------------------------------------------
+    @abstractmethod
+    def _namespace(self) -> Any:
+        """The array-API namespace of this framework."""
+
+    @abstractmethod
+    def _resolve_device(self, device: Any) -> Any:
+        """The framework's device object for ``device``, or ``ValueError``."""
+
+    @property
+    @abstractmethod
+    def array_type(self) -> type:
+        """The framework's array class (``numpy.ndarray``, ``torch.Tensor``, ...)."""
+
+    @abstractmethod
+    def dtype(self, name: str) -> Any:
+        """The framework's dtype object for a canonical dtype name."""
+
+    @abstractmethod
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """Copy (or view) an array of this backend as a NumPy array on the host."""
+
+    @abstractmethod
+    def from_numpy(self, x: np.ndarray) -> Any:
+        """A NumPy array as an array of this backend, on this backend's device."""
+
+    @abstractmethod
+    def complex(self, real: Any, imag: Any) -> Any:
+        """The complex array ``real + 1j * imag`` (the array API has no constructor)."""
+
+    def real_view(self, x: Any) -> Any:
+        """A complex array ``(..., n)`` as a real one ``(..., 2n)`` (re and im of each element),
+        without a copy where the framework allows."""
+        xp = self.xp
+        return xp.concat([xp.real(x), xp.imag(x)], axis=-1)
+
+    @abstractmethod
+    def fft(self, x: Any) -> Any:
+        """Discrete Fourier transform over the last axis."""
+
+    @abstractmethod
+    def ifft(self, x: Any) -> Any:
+        """Inverse discrete Fourier transform over the last axis."""
+
+    # -- shared behaviour ---------------------------------------------------------------
+    @property
+    def device_name(self) -> str:
+        return str(self.device)
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device_name.startswith("cpu") or self.device_name == "TFRT_CPU_0"
+
+    def is_array(self, x: Any) -> bool:
+        return isinstance(x, self.array_type)
+
+    def supports_dtype(self, name: str) -> bool:
+        try:
+            self.dtype(name)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    @property
+    def word_dtype(self) -> Any:
+        return self.dtype(self.word_dtype_name)
+
+    def asarray(self, x: Any, dtype: Any = None) -> Any:
+        """Any array (NumPy, PyTorch, JAX, nested lists) as an array of this backend.
+
+        Arrays of another framework travel through DLPack where both sides
+        support it, else through NumPy.
+        """
+        if self.is_array(x):
+            out = x
+        elif isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex)):
+            out = self.from_numpy(np.asarray(x))
+        else:
+            out = self._from_foreign(x)
+        if dtype is not None:
+            out = self.xp.astype(out, self.dtype(dtype_name(dtype)))
+        return out
+
+    def _from_foreign(self, x: Any) -> Any:
+        try:
+            return self.xp.from_dlpack(x)
+        except Exception:  # noqa: BLE001 - DLPack is best effort; NumPy always works
+            return self.from_numpy(np.asarray(x))
+
+    def mul_lohi_32(self, x: Any, m: int) -> tuple[Any, Any]:
+        """``x * m`` as (low, high) 32-bit words, for 32-bit words ``x`` and a constant ``m``.
+
+        Written with 16-bit halves so that no intermediate exceeds 32 bits: it
+        runs on any integer dtype of at least 32 bits, with or without wrap-around.
+        """
+        m_lo, m_hi = m & 0xFFFF, m >> 16
+        x_lo, x_hi = x & 0xFFFF, x >> 16
+        ll, lh = x_lo * m_lo, x_lo * m_hi
+        hl, hh = x_hi * m_lo, x_hi * m_hi
+        mid = (ll >> 16) + (lh & 0xFFFF) + (hl & 0xFFFF)
+        hi = hh + (lh >> 16) + (hl >> 16) + (mid >> 16)
+        lo = (ll & 0xFFFF) | self.mask32(mid << 16)
+        return lo, hi
+
+    def mask32(self, x: Any) -> Any:
+        """Keep the low 32 bits (a no-op where words are uint32 and wrap by themselves)."""
+        if self.word_dtype_name == "uint32":
+            return x
+        return x & 0xFFFFFFFF
+
+    def philox_words(
+        self, key: int, counter_start: tuple[int, int, int], n_blocks: int
+    ) -> Any | None:
+        """Philox-4x64-10 words from a fast native generator, or ``None`` for the generic path.
+
+        Backends whose device is the host CPU return NumPy's C implementation
+        (bit-identical to the generic path; the tests check it).
+        """
+        return None
+
+    def unpack_bits(self, words: Any, n_bits: int) -> Any:
+        """Bits of 32-bit words, least significant first, as uint8 0/1 of last axis ``n_bits``."""
+        xp = self.xp
+        shifts = xp.arange(32, dtype=words.dtype, device=self.device)
+        bits = (words[..., None] >> shifts) & 1
+        bits = xp.reshape(bits, (*words.shape[:-1], words.shape[-1] * 32))
+        return xp.astype(bits[..., :n_bits], self.dtype("uint8"))
+
+    def register_static(self, cls: type) -> None:
+        """Let instances of ``cls`` pass through the framework's tracing as static values
+        (e.g. a model given as an argument to ``jax.jit``). A no-op by default."""
+
+    def jit(self, fn: Callable) -> Callable:
+        """Compile ``fn`` where the framework can (identity by default)."""
+        return fn
+
+    def popcount(self, x: Any) -> Any:
+        """Number of set bits in each element of an unsigned integer array."""
+        raise TypeError(f"backend {self.name!r} has no popcount")
+
+    def synchronize(self) -> None:
+        """Wait for queued device work (for timing)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(device={self.device_name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Backend)
+            and other.name == self.name
+            and other.device_name == self.device_name
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.device_name))

@@ -1,0 +1,102 @@
+"""The JAX backend. jax is imported when this module is, never by ``import holovec``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .base import Backend
+from .numpy_backend import numpy_philox_words
+
+_STATIC_TYPES: set[type] = set()
+_PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
+
+
+class JaxBackend(Backend):
+    """JAX arrays on a CPU, GPU or TPU device (32-bit types unless x64 is enabled)."""
+
+    name = "jax"
+
+    def _namespace(self) -> Any:
+        return jnp  # jax.numpy follows the array API standard itself
+
+    def _resolve_device(self, device: Any) -> Any:
+        if device is None:
+            return jax.devices()[0]  # JAX lists its best platform first
+        if isinstance(device, jax.Device):
+            return device
+        platform, _, index = str(device).partition(":")
+        platform = _PLATFORM_ALIASES.get(platform.lower())
+        if platform is None:
+            raise ValueError(f"unsupported jax device {device!r}; expected 'cpu', 'gpu[:n]', 'cuda[:n]' or 'tpu[:n]'")
+        try:
+            devices = jax.devices(platform)
+        except RuntimeError:
+            raise ValueError(
+                f"device {device!r} asked for, but jax finds no {platform.upper()} "
+                f"(jax.devices() is {jax.devices()}); use device='cpu' or None"
+            ) from None
+        i = int(index) if index else 0
+        if i >= len(devices):
+            raise ValueError(f"device {device!r} asked for, but jax finds only {len(devices)} {platform} device(s)")
+        return devices[i]
+
+    @property
+    def device_name(self) -> str:
+        return f"{self.device.platform}:{self.device.id}"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.platform == "cpu"
+
+    @property
+    def array_type(self) -> type:
+        return jax.Array
+
+    def dtype(self, name: str) -> Any:
+        if name in ("float64", "complex128", "int64", "uint64") and not jax.config.jax_enable_x64:
+            raise TypeError(
+                f"jax uses 32-bit types unless 64-bit mode is on; for {name} set "
+                "jax.config.update('jax_enable_x64', True) before creating the model"
+            )
+        return jnp.dtype(name)
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def from_numpy(self, x: np.ndarray) -> Any:
+        return jax.device_put(x, self.device)
+
+    def _from_foreign(self, x: Any) -> Any:
+        return jax.device_put(super()._from_foreign(x), self.device)
+
+    def complex(self, real: Any, imag: Any) -> Any:
+        return jax.lax.complex(real, imag)
+
+    def fft(self, x: Any) -> Any:
+        return jnp.fft.fft(x, axis=-1)
+
+    def ifft(self, x: Any) -> Any:
+        return jnp.fft.ifft(x, axis=-1)
+
+    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+        if not self.is_cpu:
+            return None
+        return jax.device_put(numpy_philox_words(key, counter_start, n_blocks), self.device)
+
+    def register_static(self, cls: type) -> None:
+        if cls not in _STATIC_TYPES:
+            jax.tree_util.register_static(cls)
+            _STATIC_TYPES.add(cls)
+
+    def jit(self, fn: Callable) -> Callable:
+        return jax.jit(fn)
+
+    def popcount(self, x: Any) -> Any:
+        return jax.lax.population_count(x)
+
+    def synchronize(self) -> None:
+        (jnp.zeros((), device=self.device) + 0).block_until_ready()

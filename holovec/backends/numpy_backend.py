@@ -1,0 +1,87 @@
+"""The NumPy backend: the default, always installed, host CPU only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_compat.numpy as np_xp
+import numpy as np
+
+from .base import Backend
+
+
+def numpy_philox_words(key: int, counter_start: tuple[int, int, int], n_blocks: int) -> np.ndarray:
+    """``n_blocks`` Philox-4x64-10 blocks from NumPy's C implementation, as uint32 words.
+
+    ``counter_start = (c0, c1, c2)``: block ``g`` is Philox of the 256-bit counter
+    ``(c0 + g + 1, c1, c2, 0)`` under the 128-bit ``key`` (NumPy's bit generator
+    increments its counter before it generates). Each block is 4 uint64 words,
+    returned little-endian as 8 uint32 words.
+    """
+    c0, c1, c2 = counter_start
+    counter = np.array([c0, c1, c2, 0], dtype=np.uint64)
+    key_words = np.array([key & (2**64 - 1), key >> 64], dtype=np.uint64)
+    generator = np.random.Philox(counter=counter, key=key_words)
+    return generator.random_raw(4 * n_blocks).view(np.uint32)
+
+
+class NumpyBackend(Backend):
+    """NumPy arrays on the host CPU."""
+
+    name = "numpy"
+
+    def _namespace(self) -> Any:
+        return np_xp
+
+    def _resolve_device(self, device: Any) -> Any:
+        if device is None or str(device) in ("cpu", "cpu:0"):
+            return "cpu"
+        raise ValueError(
+            f"the numpy backend runs on the CPU only, not on device {device!r}; "
+            "use device='cpu' (or None), or backend='torch' / 'jax' for a GPU"
+        )
+
+    @property
+    def array_type(self) -> type:
+        return np.ndarray
+
+    def dtype(self, name: str) -> Any:
+        if name == "bfloat16":
+            raise TypeError("NumPy has no bfloat16; use float16 or float32, or the torch or jax backend")
+        return np.dtype(name)
+
+    def asarray(self, x: Any, dtype: Any = None) -> Any:
+        if isinstance(x, np.generic):  # NumPy scalars are 0-d arrays to everything else
+            x = np.asarray(x)
+        return super().asarray(x, dtype)
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def from_numpy(self, x: np.ndarray) -> Any:
+        return np.asarray(x)
+
+    def complex(self, real: Any, imag: Any) -> Any:
+        out = np.empty(np.broadcast_shapes(real.shape, imag.shape), dtype=np.result_type(real, 1j))
+        out.real = real
+        out.imag = imag
+        return out
+
+    def real_view(self, x: Any) -> Any:
+        return np.ascontiguousarray(x).view(x.real.dtype)
+
+    def fft(self, x: Any) -> Any:
+        return np.fft.fft(x, axis=-1)
+
+    def ifft(self, x: Any) -> Any:
+        return np.fft.ifft(x, axis=-1)
+
+    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+        return numpy_philox_words(key, counter_start, n_blocks)
+
+    def unpack_bits(self, words: Any, n_bits: int) -> Any:
+        as_bytes = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8)
+        return np.unpackbits(as_bytes, axis=-1, count=n_bits, bitorder="little")
+
+    def popcount(self, x: Any) -> Any:
+        return np.bitwise_count(x)

@@ -1,0 +1,106 @@
+"""The PyTorch backend. torch is imported when this module is, never by ``import holovec``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import array_api_compat.torch as torch_xp
+import numpy as np
+import torch
+
+from .base import Backend
+from .numpy_backend import numpy_philox_words
+
+
+class TorchBackend(Backend):
+    """PyTorch tensors on a CPU, CUDA or MPS device."""
+
+    name = "torch"
+    # torch has no add or shift for uint32, so 32-bit words live in int64 and are masked
+    word_dtype_name = "int64"
+
+    def _namespace(self) -> Any:
+        return torch_xp
+
+    def _resolve_device(self, device: Any) -> Any:
+        if device is None:
+            return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError) as exc:
+            raise ValueError(f"invalid torch device {device!r}: {exc}") from None
+        if dev.type == "cuda":
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            if count == 0:
+                raise ValueError(
+                    f"device {device!r} asked for, but torch finds no CUDA GPU "
+                    "(torch.cuda.is_available() is False); use device='cpu' or None"
+                )
+            if dev.index is not None and dev.index >= count:
+                raise ValueError(
+                    f"device {device!r} asked for, but torch finds only {count} CUDA GPU(s): "
+                    f"cuda:0 to cuda:{count - 1}"
+                )
+        elif dev.type == "mps":
+            if not torch.backends.mps.is_available():
+                raise ValueError(f"device {device!r} asked for, but the MPS backend is not available")
+        elif dev.type != "cpu":
+            raise ValueError(f"unsupported torch device {device!r}; expected 'cpu', 'cuda[:n]' or 'mps'")
+        return dev
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def array_type(self) -> type:
+        return torch.Tensor
+
+    def dtype(self, name: str) -> Any:
+        dtype = getattr(torch, name, None)
+        if not isinstance(dtype, torch.dtype):
+            raise TypeError(f"torch has no dtype {name!r}")
+        return dtype
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return x.detach().cpu().numpy()
+
+    def from_numpy(self, x: np.ndarray) -> Any:
+        if x.dtype.kind == "u" and x.dtype != np.uint8:
+            x = x.astype(np.int64)  # torch's wide unsigned types are barely usable
+        return torch.as_tensor(np.ascontiguousarray(x), device=self.device)
+
+    def _from_foreign(self, x: Any) -> Any:
+        return super()._from_foreign(x).to(self.device)
+
+    def complex(self, real: Any, imag: Any) -> Any:
+        return torch.complex(real, imag)
+
+    def real_view(self, x: Any) -> Any:
+        return torch.view_as_real(x.resolve_conj()).flatten(-2)
+
+    def fft(self, x: Any) -> Any:
+        return torch.fft.fft(x, dim=-1)
+
+    def ifft(self, x: Any) -> Any:
+        return torch.fft.ifft(x, dim=-1)
+
+    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+        if not self.is_cpu:
+            return None  # computed on the device by the generic path
+        words = numpy_philox_words(key, counter_start, n_blocks)
+        return torch.from_numpy(words).to(torch.int64)
+
+    def jit(self, fn: Callable) -> Callable:
+        return torch.compile(fn)
+
+    def popcount(self, x: Any) -> Any:
+        # torch has no popcount; count bits of each byte through a 256-entry table
+        table = torch.tensor([bin(i).count("1") for i in range(256)], dtype=torch.uint8, device=x.device)
+        as_bytes = x.contiguous().view(torch.uint8).to(torch.int64)
+        counts = table[as_bytes].view(*x.shape, x.element_size())
+        return counts.sum(-1, dtype=torch.int32)
+
+    def synchronize(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)

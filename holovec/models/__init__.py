@@ -1,0 +1,9 @@
+"""The VSA models, one module per algebra; each registers itself by name."""
+
+from .base import VSAModel
+from .bsc import BSC
+from .fhrr import FHRR
+from .map import MAP
+from .registry import model_class, model_names, register_model
+
+__all__ = ["BSC", "FHRR", "MAP", "VSAModel", "model_class", "model_names", "register_model"]

@@ -1,0 +1,327 @@
+"""What every VSA model shares: validation, seeding, batching and chunked search.
+
+A model subclass states its algebra in a few small methods (``_random``,
+``_bind``, ``_unbind``, ``_bundle``, ...) that may assume valid input; the public
+methods here check input once, cheaply (type, dtype and shape only), and turn
+bad input into a ``TypeError`` or ``ValueError`` that says what was expected.
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from ..backends import Backend, dtype_name, get_backend
+from ..random import Purpose, check_seed, fresh_seed
+from .registry import models_using_dtype
+
+#: bytes of temporary memory a similarity_matrix chunk may use
+CHUNK_BYTES = 64 * 2**20
+
+
+def check_dim(dim: Any) -> int:
+    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"dim must be a positive int, got {type(dim).__name__} {dim!r}")
+    if dim <= 0:
+        raise ValueError(f"dim must be a positive int, got {dim}")
+    return int(dim)
+
+
+def _check_count(n: Any, what: str) -> int:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {type(n).__name__} {n!r}")
+    if n < 0:
+        raise ValueError(f"{what} must be >= 0, got {n}")
+    return int(n)
+
+
+class VSAModel(ABC):
+    """Base class of the VSA models. Create models with :meth:`holovec.VSA.create`.
+
+    Vectors are the backend's own arrays of shape ``(..., dim)``; every operation
+    broadcasts over the leading batch axes.
+    """
+
+    #: the name under which ``VSA.create`` finds the model (any case)
+    name: ClassVar[str]
+    is_self_inverse: ClassVar[bool]
+    is_commutative: ClassVar[bool]
+    is_exact_inverse: ClassVar[bool]
+    #: dtype of the vectors unless ``dtype=`` says otherwise, and the dtypes allowed
+    default_dtype: ClassVar[str]
+    allowed_dtypes: ClassVar[tuple[str, ...]]
+
+    def __init__(
+        self,
+        dim: int,
+        backend: str | Backend | None = None,
+        *,
+        seed: int | None = None,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        self._dim = check_dim(dim)
+        self._backend = get_backend(backend, device)
+        self.xp = self._backend.xp
+        self.dtype_name = self._check_dtype(dtype)
+        self._dtype = self._backend.dtype(self.dtype_name)
+        self._seed = None if seed is None else check_seed(seed)
+        self._unseeded_draws = 0
+        self._backend.register_static(type(self))
+        # made now, outside any jit trace, so that traced calls can close over it
+        self._tiebreak = self._random(1, self.seed_for_ties, 0, Purpose.TIEBREAK)[0]
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        """Number of elements of a vector."""
+        return self._dim
+
+    @property
+    def dtype(self) -> Any:
+        """The backend's dtype of this model's vectors."""
+        return self._dtype
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @property
+    def device(self) -> Any:
+        return self._backend.device
+
+    @property
+    def seed(self) -> int | None:
+        """The seed given to ``VSA.create`` (makes unseeded draws reproducible), or None."""
+        return self._seed
+
+    @property
+    def seed_for_ties(self) -> int:
+        """Seed of the vector that breaks bundle ties: the model's seed, else 0."""
+        return 0 if self._seed is None else self._seed
+
+    def _check_dtype(self, dtype: Any) -> str:
+        name = self.default_dtype if dtype is None else dtype_name(dtype)
+        if name not in self.allowed_dtypes:
+            raise TypeError(
+                f"{self.name} vectors can be {', '.join(self.allowed_dtypes)}; got dtype {name!r}"
+            )
+        if not self._backend.supports_dtype(name):
+            self._backend.dtype(name)  # raises the backend's own explanation
+        return name
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.name}(dim={self.dim}, backend={self.backend.name!r}, "
+            f"device={self.backend.device_name!r}, dtype={self.dtype_name!r})"
+        )
+
+    # -- input checks -------------------------------------------------------------------
+    def _check(self, x: Any, arg: str = "x") -> Any:
+        """``x`` if it is an array of this model's backend, dtype and dimension, else a clear error."""
+        if not isinstance(x, self._backend.array_type):
+            raise TypeError(
+                f"{arg}: expected a {self._backend.array_type.__module__}."
+                f"{self._backend.array_type.__name__} of this {self.name} model's backend "
+                f"{self.backend.name!r}, got {type(x).__module__}.{type(x).__name__}; "
+                "convert it with model.asarray(x)"
+            )
+        if x.dtype != self._dtype:
+            got = dtype_name(x.dtype) if _known_dtype(x.dtype) else str(x.dtype)
+            others = [m for m in models_using_dtype(got) if m != self.name]
+            hint = f" (that is the dtype of {', '.join(others)} vectors)" if others else ""
+            raise TypeError(
+                f"{arg}: {self.name} vectors are {self.dtype_name}, got {got}{hint}; "
+                f"use vectors made by this model, or convert with model.asarray(x)"
+            )
+        if x.ndim == 0 or x.shape[-1] != self._dim:
+            raise ValueError(
+                f"{arg}: expected vectors of shape (..., {self._dim}) for this {self.name} model "
+                f"of dim {self._dim}, got shape {tuple(x.shape)}"
+            )
+        return x
+
+    def _check_pair(self, a: Any, b: Any, names: tuple[str, str] = ("a", "b")) -> None:
+        self._check(a, names[0])
+        self._check(b, names[1])
+        if a.shape != b.shape:
+            try:
+                np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+            except ValueError:
+                raise ValueError(
+                    f"batch shapes do not broadcast: {names[0]} has shape {tuple(a.shape)}, "
+                    f"{names[1]} has shape {tuple(b.shape)}; leading axes must be equal or 1"
+                ) from None
+
+    def _stack(self, vectors: Any) -> Any:
+        """A list of vectors, or an array with the items on axis 0, as one checked array."""
+        if isinstance(vectors, (list, tuple)):
+            if len(vectors) == 0:
+                raise ValueError("cannot bundle an empty list of vectors; give at least one")
+            array_type = self._backend.array_type
+            for i, v in enumerate(vectors):
+                if not isinstance(v, array_type):
+                    self._check(v, f"vectors[{i}]")
+            shapes = {tuple(v.shape) for v in vectors}
+            if len(shapes) > 1:
+                raise ValueError(f"vectors to bundle must all have one shape, got shapes {sorted(shapes)}")
+            vectors = self.xp.stack(list(vectors), axis=0)
+        self._check(vectors, "vectors")
+        if vectors.ndim < 2:
+            raise ValueError(
+                f"bundle takes a list of vectors or an array of shape (k, ..., {self._dim}) with the "
+                f"items on axis 0; got one vector of shape {tuple(vectors.shape)}"
+            )
+        if vectors.shape[0] == 0:
+            raise ValueError("cannot bundle zero vectors; give at least one")
+        return vectors
+
+    def asarray(self, x: Any) -> Any:
+        """Any array (NumPy, PyTorch, JAX, lists) as vectors of this model's backend,
+        device and dtype. The values are not changed except by the dtype conversion."""
+        out = self._backend.asarray(x)
+        if out.dtype != self._dtype:
+            out = self.xp.astype(out, self._dtype)
+        return self._check(out, "x")
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        """A vector or batch of this model as a NumPy array on the host."""
+        return self._backend.to_numpy(self._check(x))
+
+    # -- the public operations -----------------------------------------------------------
+    def random(self, n: int | None = None, *, seed: int | None = None) -> Any:
+        """Random vectors: shape ``(dim,)`` for ``n=None``, else ``(n, dim)``.
+
+        The same ``seed`` gives the same vectors on every backend and device, and
+        row ``i`` does not depend on ``n``. ``seed=None`` draws fresh vectors
+        (reproducibly, if the model was created with a seed).
+        """
+        rows = 1 if n is None else _check_count(n, "n")
+        if seed is not None:
+            key, stream = check_seed(seed), 0
+        elif self._seed is not None:
+            self._unseeded_draws += 1
+            key, stream = self._seed, self._unseeded_draws
+        else:
+            key, stream = fresh_seed(), 0
+        out = self._random(rows, key, stream, Purpose.VECTORS)
+        return out[0] if n is None else out
+
+    def bind(self, a: Any, b: Any) -> Any:
+        """Bind (associate) ``a`` with ``b``; the result is dissimilar to both."""
+        self._check_pair(a, b)
+        return self._bind(a, b)
+
+    def unbind(self, c: Any, b: Any) -> Any:
+        """Recover ``a`` from ``c = bind(a, b)`` (exactly where the model allows)."""
+        self._check_pair(c, b, ("c", "b"))
+        return self._unbind(c, b)
+
+    def bundle(self, vectors: Sequence[Any] | Any) -> Any:
+        """Superpose vectors: the result is similar to each of them.
+
+        ``vectors`` is a list of vectors (or batches), or an array with the items
+        on axis 0. Ties are broken by a fixed vector drawn from the model's seed.
+        """
+        return self._bundle(self._stack(vectors))
+
+    def permute(self, x: Any, shift: int = 1) -> Any:
+        """Cyclically shift the elements by ``shift`` (negative shifts undo positive ones)."""
+        self._check(x)
+        if isinstance(shift, (bool, np.bool_)) or not isinstance(shift, numbers.Integral):
+            raise TypeError(f"shift must be an int, got {type(shift).__name__} {shift!r}")
+        return self.xp.roll(x, int(shift), axis=-1)
+
+    def inverse(self, x: Any) -> Any:
+        """The vector that undoes binding with ``x``: ``bind(bind(a, x), inverse(x)) ~ a``."""
+        return self._inverse(self._check(x))
+
+    def identity(self) -> Any:
+        """The vector ``e`` with ``bind(a, e) == a``."""
+        return self._identity()
+
+    def normalize(self, x: Any) -> Any:
+        """Project vectors back onto the model's space (e.g. after arithmetic of your own)."""
+        return self._normalize(self._check(x))
+
+    def similarity(self, a: Any, b: Any) -> Any:
+        """Similarity in [-1, 1]: 1 for identical vectors, about 0 for unrelated ones.
+
+        Broadcasts over batch axes like NumPy; two vectors give a 0-d array.
+        """
+        self._check_pair(a, b)
+        return self._similarity(a, b)
+
+    def similarity_matrix(self, queries: Any, items: Any, *, chunk_size: int | None = None) -> Any:
+        """Similarity of every query (shape ``(..., dim)``) with every item (``(n, dim)``):
+        shape ``(..., n)``, computed as one matrix product per chunk of items."""
+        self._check(queries, "queries")
+        self._check(items, "items")
+        if items.ndim != 2:
+            raise ValueError(f"items must be a 2-d array (n, {self._dim}), got shape {tuple(items.shape)}")
+        batch = tuple(queries.shape[:-1])
+        q = self.xp.reshape(queries, (-1, self._dim))
+        n_items = items.shape[0]
+        if chunk_size is None:
+            chunk_size = self._default_chunk(n_items)
+        else:
+            chunk_size = _check_count(chunk_size, "chunk_size") or 1
+        if chunk_size >= n_items:
+            out = self._similarity_matrix(q, items)
+        else:
+            parts = [
+                self._similarity_matrix(q, items[start : start + chunk_size])
+                for start in range(0, n_items, chunk_size)
+            ]
+            out = self.xp.concat(parts, axis=-1)
+        return self.xp.reshape(out, (*batch, n_items))
+
+    def _default_chunk(self, n_items: int) -> int:
+        per_item = self._matrix_temp_bytes_per_item()
+        return n_items if per_item == 0 else max(1, CHUNK_BYTES // per_item)
+
+    # -- what each model supplies ----------------------------------------------------------
+    @abstractmethod
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+        """``n_rows`` random vectors, shape ``(n_rows, dim)``, from the given stream."""
+
+    @abstractmethod
+    def _bind(self, a: Any, b: Any) -> Any: ...
+
+    @abstractmethod
+    def _unbind(self, c: Any, b: Any) -> Any: ...
+
+    @abstractmethod
+    def _bundle(self, stacked: Any) -> Any:
+        """Bundle of ``stacked[0], stacked[1], ...`` (items on axis 0, already checked)."""
+
+    @abstractmethod
+    def _inverse(self, x: Any) -> Any: ...
+
+    @abstractmethod
+    def _identity(self) -> Any: ...
+
+    @abstractmethod
+    def _normalize(self, x: Any) -> Any: ...
+
+    @abstractmethod
+    def _similarity(self, a: Any, b: Any) -> Any: ...
+
+    @abstractmethod
+    def _similarity_matrix(self, queries: Any, items: Any) -> Any:
+        """``(n_q, dim) x (n_b, dim) -> (n_q, n_b)`` for one chunk of items."""
+
+    def _matrix_temp_bytes_per_item(self) -> int:
+        """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
+        return 0
+
+
+def _known_dtype(dtype: Any) -> bool:
+    try:
+        dtype_name(dtype)
+    except TypeError:
+        return False
+    return True

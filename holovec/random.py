@@ -1,0 +1,215 @@
+"""Counter-based random numbers that are the same on every backend and device.
+
+One generator, Philox-4x64-10 (Salmon et al. 2011, "Parallel random numbers: as
+easy as 1, 2, 3"), is written once here over the array API, in 32-bit words so
+that it runs on any framework's integer types. It is the generator that NumPy's
+``numpy.random.Philox`` implements in C; backends whose device is the host CPU
+take their words from that (see ``Backend.philox_words``) and the tests check
+the two bit for bit.
+
+Addressing. A draw is named by (seed, stream, purpose, row). Row ``r`` of a draw
+that needs ``W`` 32-bit words per row uses Philox blocks ``r*B .. r*B + B - 1``
+with ``B = ceil(W / 8)``; block ``g`` is Philox of the counter
+``(g + 1, stream, purpose, 0)`` under the 128-bit key ``seed``. So row ``r``
+never depends on how many rows were asked for, and a codebook can be made in
+shards. The samplers below turn words into bits, signs, phases, uniforms and
+normals with integer arithmetic and exact float steps, so that only the final
+transcendental functions (cos, sin, log) may differ, by rounding, across backends.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from .backends.base import Backend, dtype_name
+
+__all__ = [
+    "Purpose",
+    "check_seed",
+    "fresh_seed",
+    "philox4x64_generic",
+    "random_bits",
+    "random_normal",
+    "random_phases",
+    "random_signs",
+    "random_uniform",
+    "random_words",
+]
+
+PHILOX_M = (0xD2E7470EE14C6C93, 0xCA5A826395121157)
+PHILOX_W = (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)
+PHILOX_ROUNDS = 10
+_MASK64 = 2**64 - 1
+_MAX_SEED = 2**128
+
+
+class Purpose(IntEnum):
+    """What a draw is for: the third counter word, so that purposes never share numbers."""
+
+    VECTORS = 0  #: model.random
+    TIEBREAK = 1  #: the vector that breaks bundle ties
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as a Python int in [0, 2**128), or a ``TypeError``/``ValueError`` saying why not."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a non-negative int (or None), got {type(seed).__name__} {seed!r}")
+    seed = int(seed)
+    if not 0 <= seed < _MAX_SEED:
+        raise ValueError(f"seed must be in [0, 2**128), got {seed}")
+    return seed
+
+
+def fresh_seed() -> int:
+    """A new 128-bit seed from the operating system (never a framework's global RNG)."""
+    return secrets.randbits(128)
+
+
+# -- the generator, over 32-bit words ---------------------------------------------------
+# A 64-bit value is a pair (lo, hi) of arrays of 32-bit words in the backend's word dtype.
+
+
+def _add_carry(backend: Backend, x: Any, y: Any) -> tuple[Any, Any]:
+    """(x + y) mod 2**32 and its carry (0 or 1), for 32-bit words."""
+    s = backend.mask32(x + y)
+    return s, backend.xp.astype(s < x, backend.word_dtype)
+
+
+def _mul_lohi_64(backend: Backend, a: tuple[Any, Any], m: int) -> tuple[tuple, tuple]:
+    """The 128-bit product of a 64-bit word pair ``a`` and a constant ``m``: (low64, high64)."""
+    m0, m1 = m & 0xFFFFFFFF, m >> 32
+    l00, h00 = backend.mul_lohi_32(a[0], m0)
+    l01, h01 = backend.mul_lohi_32(a[0], m1)
+    l10, h10 = backend.mul_lohi_32(a[1], m0)
+    l11, h11 = backend.mul_lohi_32(a[1], m1)
+    s1, c1a = _add_carry(backend, h00, l01)
+    limb1, c1b = _add_carry(backend, s1, l10)
+    s2, c2a = _add_carry(backend, h01, h10)
+    s2, c2b = _add_carry(backend, s2, l11)
+    limb2, c2c = _add_carry(backend, s2, c1a + c1b)
+    limb3 = backend.mask32(h11 + c2a + c2b + c2c)
+    return (l00, limb1), (limb2, limb3)
+
+
+def _xor64(backend: Backend, x: tuple[Any, Any], y: tuple[Any, Any], k: int) -> tuple[Any, Any]:
+    k_lo, k_hi = (backend.xp.asarray(v, dtype=backend.word_dtype) for v in (k & 0xFFFFFFFF, k >> 32))
+    return (x[0] ^ y[0] ^ k_lo, x[1] ^ y[1] ^ k_hi)
+
+
+def philox4x64_generic(backend: Backend, counter: list[tuple[Any, Any]], key: int) -> list[tuple]:
+    """Philox-4x64-10 of ``counter`` (four 64-bit word pairs) under the 128-bit ``key``."""
+    k0, k1 = key & _MASK64, key >> 64
+    for round_ in range(PHILOX_ROUNDS):
+        if round_:
+            k0, k1 = (k0 + PHILOX_W[0]) & _MASK64, (k1 + PHILOX_W[1]) & _MASK64
+        lo0, hi0 = _mul_lohi_64(backend, counter[0], PHILOX_M[0])
+        lo1, hi1 = _mul_lohi_64(backend, counter[2], PHILOX_M[1])
+        counter = [_xor64(backend, hi1, counter[1], k0), lo1, _xor64(backend, hi0, counter[3], k1), lo0]
+    return counter
+
+
+def _philox_words_generic(backend: Backend, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+    """The same words as ``numpy_philox_words``, computed with the backend's own arrays."""
+    if n_blocks >= 2**32:
+        raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
+    xp, word = backend.xp, backend.word_dtype
+    first = counter_start[0] + 1
+    index = xp.arange(n_blocks, dtype=word, device=backend.device)
+    c0_lo, carry = _add_carry(backend, index, xp.full_like(index, first & 0xFFFFFFFF))
+    c0_hi = backend.mask32(carry + ((first >> 32) & 0xFFFFFFFF))
+
+    def constant(value: int) -> tuple[Any, Any]:
+        return xp.full_like(index, value & 0xFFFFFFFF), xp.full_like(index, value >> 32)
+
+    counter = [(c0_lo, c0_hi), constant(counter_start[1]), constant(counter_start[2]), constant(0)]
+    lanes = philox4x64_generic(backend, counter, key)
+    words = xp.stack([w for lane in lanes for w in lane], axis=-1)
+    return xp.reshape(words, (n_blocks * 8,))
+
+
+def random_words(
+    backend: Backend,
+    seed: int,
+    n_rows: int,
+    words_per_row: int,
+    *,
+    row_start: int = 0,
+    stream: int = 0,
+    purpose: int = Purpose.VECTORS,
+    generic: bool = False,
+) -> Any:
+    """32-bit random words, shape ``(n_rows, words_per_row)``, in the backend's word dtype.
+
+    ``generic=True`` skips the backend's native generator (for tests and devices).
+    """
+    blocks_per_row = -(-words_per_row // 8)
+    start = (row_start * blocks_per_row, stream, int(purpose))
+    n_blocks = n_rows * blocks_per_row
+    words = None if generic else backend.philox_words(seed, start, n_blocks)
+    if words is None:
+        words = _philox_words_generic(backend, seed, start, n_blocks)
+    words = backend.xp.reshape(words, (n_rows, blocks_per_row * 8))
+    return words[:, :words_per_row]
+
+
+# -- samplers ---------------------------------------------------------------------------
+
+
+def random_bits(backend: Backend, seed: int, n_rows: int, dim: int, **address: Any) -> Any:
+    """Uniform bits as uint8 0/1, shape ``(n_rows, dim)``: bit ``j`` of a row is bit
+    ``j % 32`` (least significant first) of the row's word ``j // 32``."""
+    words = random_words(backend, seed, n_rows, -(-dim // 32), **address)
+    return backend.unpack_bits(words, dim)
+
+
+def random_signs(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, **address: Any) -> Any:
+    """Bipolar values: +1 where the bit of :func:`random_bits` is 0, -1 where it is 1."""
+    bits = backend.xp.astype(random_bits(backend, seed, n_rows, dim, **address), dtype)
+    return 1 - 2 * bits
+
+
+def _uniform_24(backend: Backend, words: Any, dtype: Any) -> Any:
+    """The top 24 bits of each word as an exact float in [0, 2**24)."""
+    return backend.xp.astype(words >> 8, dtype)
+
+
+def random_phases(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, **address: Any) -> Any:
+    """Phases uniform on [-pi, pi) on a grid of 2**24 (float32) or 2**32 (float64) steps.
+
+    The grid index is an exact integer and the one multiply is correctly rounded,
+    so phases are bit-identical across backends.
+    """
+    xp = backend.xp
+    words = random_words(backend, seed, n_rows, dim, **address)
+    if dtype_name(dtype) == "float64":
+        steps = 2**32
+        k = xp.astype(words, dtype)
+    else:
+        steps = 2**24
+        k = _uniform_24(backend, words, dtype)
+    return (k - steps // 2) * (2 * math.pi / steps)
+
+
+def random_uniform(
+    backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, low: float = 0.0, high: float = 1.0, **address: Any
+) -> Any:
+    """Uniform on [low, high), from 24 random bits per value."""
+    u = _uniform_24(backend, random_words(backend, seed, n_rows, dim, **address), dtype) * 2.0**-24
+    return low + (high - low) * u if (low, high) != (0.0, 1.0) else u
+
+
+def random_normal(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, **address: Any) -> Any:
+    """Standard normal values by the Box-Muller transform of pairs of 24-bit uniforms."""
+    xp = backend.xp
+    half = -(-dim // 2)
+    words = random_words(backend, seed, n_rows, 2 * half, **address)
+    u = _uniform_24(backend, words, dtype)
+    radius = xp.sqrt(-2.0 * xp.log((u[:, 0::2] + 1.0) * 2.0**-24))  # in (0, 1]: no log(0)
+    angle = (u[:, 1::2] - 2**23) * (2 * math.pi / 2**24)
+    pairs = xp.stack([radius * xp.cos(angle), radius * xp.sin(angle)], axis=-1)
+    return xp.reshape(pairs, (n_rows, 2 * half))[:, :dim]

@@ -1,0 +1,63 @@
+"""``VSA.create``: the one entry point from a model name to a model object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backends import Backend
+from .models import VSAModel, model_class, model_names
+
+
+class VSA:
+    """Factory of VSA models.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> model = VSA.create("MAP", dim=1000, seed=7)
+    >>> model.random(3).shape
+    (3, 1000)
+    >>> "FHRR" in VSA.available_models()
+    True
+    """
+
+    @staticmethod
+    def create(
+        model: str,
+        dim: int,
+        backend: str | Backend | None = None,
+        *,
+        seed: int | None = None,
+        device: Any = None,
+        dtype: Any = None,
+        **options: Any,
+    ) -> VSAModel:
+        """Create a model by name (case-insensitive).
+
+        Parameters
+        ----------
+        model:
+            A name from :meth:`available_models`, e.g. ``"FHRR"``, ``"MAP"``, ``"BSC"``.
+        dim:
+            Number of elements per vector (a positive int).
+        backend:
+            ``"numpy"``, ``"torch"`` (or ``"pytorch"``), ``"jax"``, ``"auto"`` (the fastest
+            installed for the device found), a Backend, or ``None`` for the
+            ``HOLOVEC_BACKEND`` environment variable, else ``"numpy"``.
+        seed:
+            Makes every later unseeded draw of the model reproducible.
+        device:
+            ``None`` for the framework's best device (a GPU when present), or e.g.
+            ``"cpu"``, ``"cuda:0"``. A device that is not there raises ``ValueError``.
+        dtype:
+            The vectors' dtype, where the model allows a choice (e.g. complex128 for FHRR).
+        **options:
+            Model-specific options.
+        """
+        cls = model_class(model)
+        return cls(dim, backend, seed=seed, device=device, dtype=dtype, **options)
+
+    @staticmethod
+    def available_models() -> list[str]:
+        """Names of all registered models."""
+        return model_names()
