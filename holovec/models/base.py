@@ -53,6 +53,8 @@ class VSAModel(ABC):
     #: dtype of the vectors unless ``dtype=`` says otherwise, and the dtypes allowed
     default_dtype: ClassVar[str]
     allowed_dtypes: ClassVar[tuple[str, ...]]
+    #: keyword options of ``VSA.create`` that this model understands
+    option_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -62,7 +64,13 @@ class VSAModel(ABC):
         seed: int | None = None,
         device: Any = None,
         dtype: Any = None,
+        **options: Any,
     ) -> None:
+        if options:
+            raise TypeError(
+                f"{self.name} has no option(s) {', '.join(sorted(options))}; "
+                f"its options are: {', '.join(self.option_names) or 'none'}"
+            )
         self._dim = check_dim(dim)
         self._backend = get_backend(backend, device)
         self.xp = self._backend.xp
@@ -78,6 +86,12 @@ class VSAModel(ABC):
     @property
     def dim(self) -> int:
         """Number of elements of a vector."""
+        return self._dim
+
+    @property
+    def vector_length(self) -> int:
+        """Length of a vector's last axis: ``dim``, unless the model stores vectors compactly
+        (e.g. bit-packed words)."""
         return self._dim
 
     @property
@@ -137,10 +151,10 @@ class VSAModel(ABC):
                 f"{arg}: {self.name} vectors are {self.dtype_name}, got {got}{hint}; "
                 f"use vectors made by this model, or convert with model.asarray(x)"
             )
-        if x.ndim == 0 or x.shape[-1] != self._dim:
+        if x.ndim == 0 or x.shape[-1] != self.vector_length:
             raise ValueError(
-                f"{arg}: expected vectors of shape (..., {self._dim}) for this {self.name} model "
-                f"of dim {self._dim}, got shape {tuple(x.shape)}"
+                f"{arg}: expected vectors of shape (..., {self.vector_length}) for this {self.name} "
+                f"model of dim {self._dim}, got shape {tuple(x.shape)}"
             )
         return x
 
@@ -172,7 +186,7 @@ class VSAModel(ABC):
         self._check(vectors, "vectors")
         if vectors.ndim < 2:
             raise ValueError(
-                f"bundle takes a list of vectors or an array of shape (k, ..., {self._dim}) with the "
+                f"bundle takes a list of vectors or an array of shape (k, ..., {self.vector_length}) with the "
                 f"items on axis 0; got one vector of shape {tuple(vectors.shape)}"
             )
         if vectors.shape[0] == 0:
@@ -233,7 +247,7 @@ class VSAModel(ABC):
         self._check(x)
         if isinstance(shift, (bool, np.bool_)) or not isinstance(shift, numbers.Integral):
             raise TypeError(f"shift must be an int, got {type(shift).__name__} {shift!r}")
-        return self.xp.roll(x, int(shift), axis=-1)
+        return self._permute(x, int(shift))
 
     def inverse(self, x: Any) -> Any:
         """The vector that undoes binding with ``x``: ``bind(bind(a, x), inverse(x)) ~ a``."""
@@ -261,9 +275,11 @@ class VSAModel(ABC):
         self._check(queries, "queries")
         self._check(items, "items")
         if items.ndim != 2:
-            raise ValueError(f"items must be a 2-d array (n, {self._dim}), got shape {tuple(items.shape)}")
+            raise ValueError(
+                f"items must be a 2-d array (n, {self.vector_length}), got shape {tuple(items.shape)}"
+            )
         batch = tuple(queries.shape[:-1])
-        q = self.xp.reshape(queries, (-1, self._dim))
+        q = self.xp.reshape(queries, (-1, self.vector_length))
         n_items = items.shape[0]
         if chunk_size is None:
             chunk_size = self._default_chunk(n_items)
@@ -313,6 +329,10 @@ class VSAModel(ABC):
     @abstractmethod
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         """``(n_q, dim) x (n_b, dim) -> (n_q, n_b)`` for one chunk of items."""
+
+    def _permute(self, x: Any, shift: int) -> Any:
+        """Cyclic shift of the ``dim`` elements (override where storage is not one element per slot)."""
+        return self.xp.roll(x, shift, axis=-1)
 
     def _matrix_temp_bytes_per_item(self) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
