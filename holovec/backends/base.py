@@ -112,6 +112,21 @@ class Backend(ABC):
     def ifft(self, x: Any) -> Any:
         """Inverse discrete Fourier transform over the last axis."""
 
+    def rfft(self, x: Any) -> Any:
+        """Fourier transform of a real array over the last axis (length ``n``): the
+        ``n // 2 + 1`` non-negative frequency terms. Backends override this with their
+        native real FFT; this default slices the full complex one."""
+        n = x.shape[-1]
+        return self.fft(self.complex(x, self.xp.zeros_like(x)))[..., : n // 2 + 1]
+
+    def irfft(self, x: Any, n: int) -> Any:
+        """Inverse of :meth:`rfft`: the real array of last axis ``n`` whose spectrum's
+        non-negative half is ``x`` (the imaginary parts of the zero and, for even ``n``,
+        the Nyquist term are ignored). This default rebuilds the full spectrum."""
+        xp = self.xp
+        tail = xp.conj(xp.flip(x[..., 1 : n - n // 2], axis=-1))
+        return xp.real(self.ifft(xp.concat([x[..., : n // 2 + 1], tail], axis=-1)))
+
     # -- shared behaviour ---------------------------------------------------------------
     @property
     def device_name(self) -> str:
@@ -200,6 +215,31 @@ class Backend(ABC):
         """Let instances of ``cls`` pass through the framework's tracing as static values
         (e.g. a model given as an argument to ``jax.jit``). A no-op by default."""
 
+    def words_to_bytes(self, words: Any) -> Any:
+        """32-bit words as uint8 bytes, little-endian: last axis ``n`` -> ``4 * n``."""
+        xp = self.xp
+        shifts = xp.asarray([0, 8, 16, 24], dtype=words.dtype, device=self.device)
+        as_bytes = xp.astype((words[..., None] >> shifts) & 0xFF, self.dtype("uint8"))
+        return xp.reshape(as_bytes, (*words.shape[:-1], 4 * words.shape[-1]))
+
+    def pack_bits(self, bits: Any, n_bytes: int) -> Any:
+        """uint8 0/1 bits (last axis) as bytes, least significant bit first, zero-padded to ``n_bytes``."""
+        xp = self.xp
+        pad = 8 * n_bytes - bits.shape[-1]
+        if pad:
+            zeros = xp.zeros((*bits.shape[:-1], pad), dtype=bits.dtype, device=self.device)
+            bits = xp.concat([bits, zeros], axis=-1)
+        grouped = xp.reshape(bits, (*bits.shape[:-1], n_bytes, 8))
+        weights = xp.asarray([1, 2, 4, 8, 16, 32, 64, 128], dtype=bits.dtype, device=self.device)
+        return xp.sum(grouped * weights, axis=-1, dtype=self.dtype("uint8"))
+
+    def unpack_bytes(self, x: Any, n_bits: int) -> Any:
+        """Bytes as uint8 0/1 bits, least significant first; the last axis keeps ``n_bits``."""
+        xp = self.xp
+        shifts = xp.arange(8, dtype=x.dtype, device=self.device)
+        bits = (x[..., None] >> shifts) & 1
+        return xp.reshape(bits, (*x.shape[:-1], 8 * x.shape[-1]))[..., :n_bits]
+
     def jit(self, fn: Callable) -> Callable:
         """Compile ``fn`` where the framework can (identity by default)."""
         return fn
@@ -207,6 +247,14 @@ class Backend(ABC):
     def popcount(self, x: Any) -> Any:
         """Number of set bits in each element of an unsigned integer array."""
         raise TypeError(f"backend {self.name!r} has no popcount")
+
+    def count_bits(self, x: Any) -> Any:
+        """Total set bits along the last axis of a uint8 array, as int32.
+
+        Backends read the bytes as the widest words they can (8 bytes where the
+        last axis allows) so that one popcount covers 64 bits.
+        """
+        return self.xp.sum(self.popcount(x), axis=-1, dtype=self.dtype("int32"))
 
     def synchronize(self) -> None:
         """Wait for queued device work (for timing)."""

@@ -82,6 +82,12 @@ class JaxBackend(Backend):
     def ifft(self, x: Any) -> Any:
         return jnp.fft.ifft(x, axis=-1)
 
+    def rfft(self, x: Any) -> Any:
+        return jnp.fft.rfft(x, axis=-1)
+
+    def irfft(self, x: Any, n: int) -> Any:
+        return jnp.fft.irfft(x, n=n, axis=-1)
+
     def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
         if not self.is_cpu:
             return None
@@ -97,6 +103,11 @@ class JaxBackend(Backend):
 
     def popcount(self, x: Any) -> Any:
         return jax.lax.population_count(x)
+
+    def count_bits(self, x: Any) -> Any:
+        if x.shape[-1] % 4 == 0:  # read bytes as uint32 words (64-bit needs x64 mode)
+            x = jax.lax.bitcast_convert_type(x.reshape(*x.shape[:-1], -1, 4), jnp.uint32)
+        return jnp.sum(jax.lax.population_count(x), axis=-1, dtype=jnp.int32)
 
     def synchronize(self) -> None:
         (jnp.zeros((), device=self.device) + 0).block_until_ready()

@@ -76,6 +76,12 @@ class NumpyBackend(Backend):
     def ifft(self, x: Any) -> Any:
         return np.fft.ifft(x, axis=-1)
 
+    def rfft(self, x: Any) -> Any:
+        return np.fft.rfft(x, axis=-1)
+
+    def irfft(self, x: Any, n: int) -> Any:
+        return np.fft.irfft(x, n=n, axis=-1)
+
     def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
         return numpy_philox_words(key, counter_start, n_blocks)
 
@@ -83,5 +89,21 @@ class NumpyBackend(Backend):
         as_bytes = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8)
         return np.unpackbits(as_bytes, axis=-1, count=n_bits, bitorder="little")
 
+    def words_to_bytes(self, words: Any) -> Any:
+        return np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8)
+
+    def pack_bits(self, bits: Any, n_bytes: int) -> Any:
+        packed = np.packbits(bits, axis=-1, bitorder="little")
+        pad = n_bytes - packed.shape[-1]
+        return np.pad(packed, [(0, 0)] * (packed.ndim - 1) + [(0, pad)]) if pad else packed
+
+    def unpack_bytes(self, x: Any, n_bits: int) -> Any:
+        return np.unpackbits(x, axis=-1, count=n_bits, bitorder="little")
+
     def popcount(self, x: Any) -> Any:
         return np.bitwise_count(x)
+
+    def count_bits(self, x: Any) -> Any:
+        if x.shape[-1] % 8 == 0:
+            x = np.ascontiguousarray(x).view(np.uint64)
+        return np.bitwise_count(x).sum(axis=-1, dtype=np.int32)

@@ -12,6 +12,12 @@ from .base import Backend
 from .numpy_backend import numpy_philox_words
 
 
+def _byte_popcount(x: Any) -> Any:
+    """Set bits of each byte of a uint8 tensor, as uint8 (nibble table, no 64-bit temporaries)."""
+    table = torch.tensor([0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4], dtype=torch.uint8, device=x.device)
+    return table[(x & 15).long()] + table[(x >> 4).long()]
+
+
 class TorchBackend(Backend):
     """PyTorch tensors on a CPU, CUDA or MPS device."""
 
@@ -85,6 +91,12 @@ class TorchBackend(Backend):
     def ifft(self, x: Any) -> Any:
         return torch.fft.ifft(x, dim=-1)
 
+    def rfft(self, x: Any) -> Any:
+        return torch.fft.rfft(x, dim=-1)
+
+    def irfft(self, x: Any, n: int) -> Any:
+        return torch.fft.irfft(x, n=n, dim=-1)
+
     def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
         if not self.is_cpu:
             return None  # computed on the device by the generic path
@@ -95,11 +107,28 @@ class TorchBackend(Backend):
         return torch.compile(fn)
 
     def popcount(self, x: Any) -> Any:
-        # torch has no popcount; count bits of each byte through a 256-entry table
-        table = torch.tensor([bin(i).count("1") for i in range(256)], dtype=torch.uint8, device=x.device)
-        as_bytes = x.contiguous().view(torch.uint8).to(torch.int64)
-        counts = table[as_bytes].view(*x.shape, x.element_size())
-        return counts.sum(-1, dtype=torch.int32)
+        # torch has no popcount: count the bits of each byte, then add the bytes of an element
+        counts = _byte_popcount(x.contiguous().view(torch.uint8))
+        return counts.view(*x.shape, x.element_size()).sum(-1, dtype=torch.int32)
+
+    def count_bits(self, x: Any) -> Any:
+        if x.shape[-1] % 8:
+            return _byte_popcount(x).sum(-1, dtype=torch.int32)
+        words = x.contiguous().view(torch.int64)
+        # SWAR popcount (Hacker's Delight 5-1) on 64-bit words; after three steps each
+        # byte holds its own count (<= 8), so bytes of up to 31 words add without overflow
+        words = words - ((words >> 1) & 0x5555555555555555)
+        words = (words & 0x3333333333333333) + ((words >> 2) & 0x3333333333333333)
+        words = (words + (words >> 4)) & 0x0F0F0F0F0F0F0F0F
+        n = words.shape[-1]
+        pad = (-n) % 31
+        if pad:
+            words = torch.nn.functional.pad(words, (0, pad))
+        byte_sums = words.view(*words.shape[:-1], -1, 31).sum(-1)
+        # add the 8 byte counts of each 64-bit lane (each < 256), then the lanes
+        total = (byte_sums & 0x00FF00FF00FF00FF) + ((byte_sums >> 8) & 0x00FF00FF00FF00FF)
+        total = (total * 0x0001000100010001) >> 48 & 0xFFFF
+        return total.sum(-1, dtype=torch.int32)
 
     def synchronize(self) -> None:
         if self.device.type == "cuda":

@@ -282,7 +282,7 @@ class VSAModel(ABC):
         q = self.xp.reshape(queries, (-1, self.vector_length))
         n_items = items.shape[0]
         if chunk_size is None:
-            chunk_size = self._default_chunk(n_items)
+            chunk_size = self._default_chunk(n_items, q.shape[0])
         else:
             chunk_size = _check_count(chunk_size, "chunk_size") or 1
         if chunk_size >= n_items:
@@ -295,9 +295,9 @@ class VSAModel(ABC):
             out = self.xp.concat(parts, axis=-1)
         return self.xp.reshape(out, (*batch, n_items))
 
-    def _default_chunk(self, n_items: int) -> int:
-        per_item = self._matrix_temp_bytes_per_item()
-        return n_items if per_item == 0 else max(1, CHUNK_BYTES // per_item)
+    def _default_chunk(self, n_items: int, n_queries: int) -> int:
+        per_item = self._matrix_temp_bytes_per_item(n_queries)
+        return n_items if per_item == 0 else max(1, self._chunk_bytes // per_item)
 
     # -- what each model supplies ----------------------------------------------------------
     @abstractmethod
@@ -334,7 +334,10 @@ class VSAModel(ABC):
         """Cyclic shift of the ``dim`` elements (override where storage is not one element per slot)."""
         return self.xp.roll(x, shift, axis=-1)
 
-    def _matrix_temp_bytes_per_item(self) -> int:
+    #: temporary memory one similarity_matrix chunk may use
+    _chunk_bytes: ClassVar[int] = CHUNK_BYTES
+
+    def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
 

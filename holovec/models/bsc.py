@@ -33,6 +33,21 @@ class BSC(VSAModel):
     is_exact_inverse = True
     default_dtype = "uint8"
     allowed_dtypes = ("uint8",)
+    option_names = ("packed",)
+    #: whether vectors are stored 8 bits per byte (``VSA.create("BSC", dim, packed=True)``)
+    packed = False
+
+    def __new__(cls, *args: Any, packed: bool = False, **kwargs: Any) -> BSC:
+        if not isinstance(packed, bool):
+            raise TypeError(f"packed must be True or False, got {packed!r}")
+        if packed and cls is BSC:
+            from .bsc_packed import PackedBSC
+
+            cls = PackedBSC
+        return super().__new__(cls)
+
+    def __init__(self, dim: int, backend: Any = None, *, packed: bool = False, **kwargs: Any) -> None:
+        super().__init__(dim, backend, **kwargs)  # __new__ chose the class by `packed`
 
     @property
     def _float(self) -> Any:
@@ -73,5 +88,5 @@ class BSC(VSAModel):
         # +-1 products count agreements minus disagreements exactly (integers < 2**24)
         return (self._bipolar(queries) @ self._bipolar(items).mT) / self.dim
 
-    def _matrix_temp_bytes_per_item(self) -> int:
+    def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         return 4 * self.dim

@@ -1,0 +1,81 @@
+"""Cosine similarity, written once for the models whose vectors are not all of one length.
+
+HRR, VTB, GHRR, MAP-C and MAP-I mix this class in (before :class:`VSAModel` in the
+bases, so that its methods win). Real vectors give ``<a, b> / (|a| |b|)``; complex ones
+``Re <a, conj(b)> / (|a| |b|)``, computed on the real view (re and im side by side), so
+that a similarity matrix is one real matrix product. The result is clipped to [-1, 1]
+(rounding can otherwise give 1.0000001), and a zero vector has similarity 0 with
+everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends.base import DTYPE_KINDS
+
+
+def unit_norm(xp: Any, x: Any, norm: float = 1.0) -> Any:
+    """``x`` scaled to Euclidean norm ``norm`` over the last axis; zero vectors stay zero.
+
+    The normalised sum that HRR, VTB and GHRR use as their bundle."""
+    length = xp.sqrt(xp.real(xp.vecdot(x, x, axis=-1)))[..., None]
+    nonzero = length > 0
+    return xp.where(nonzero, x * (norm / xp.where(nonzero, length, 1)), 0)
+
+
+class CosineSimilarity:
+    """Mixin: ``_similarity`` and ``_similarity_matrix`` of a :class:`VSAModel` as cosines."""
+
+    # provided by VSAModel
+    xp: Any
+    backend: Any
+    dtype_name: str
+    vector_length: int
+
+    @property
+    def _is_complex(self) -> bool:
+        return DTYPE_KINDS[self.dtype_name] == "complex"
+
+    @property
+    def _cosine_dtype(self) -> Any:
+        """The dtype the products are summed in: 16-bit floats widen to float32."""
+        if self.dtype_name in ("float16", "bfloat16"):
+            return self.backend.dtype("float32")
+        return None
+
+    def _cosine_operand(self, x: Any) -> Any:
+        """``x`` as a real array whose dot products are the real parts of ``x``'s."""
+        if self._is_complex:
+            return self.backend.real_view(x)
+        wide = self._cosine_dtype
+        return x if wide is None else self.xp.astype(x, wide)
+
+    def _cosine(self, dots: Any, norm_a: Any, norm_b: Any) -> Any:
+        xp = self.xp
+        denom = norm_a * norm_b
+        nonzero = denom > 0
+        return xp.clip(xp.where(nonzero, dots / xp.where(nonzero, denom, 1), 0), -1, 1)
+
+    def _similarity(self, a: Any, b: Any) -> Any:
+        xp = self.xp
+        a, b = self._cosine_operand(a), self._cosine_operand(b)
+        dots = xp.vecdot(a, b, axis=-1)
+        norm_a = xp.sqrt(xp.vecdot(a, a, axis=-1))
+        norm_b = xp.sqrt(xp.vecdot(b, b, axis=-1))
+        return self._cosine(dots, norm_a, norm_b)
+
+    def _similarity_matrix(self, queries: Any, items: Any) -> Any:
+        # one matrix product per chunk; the norms are O(n * dim), small beside it
+        xp = self.xp
+        q, b = self._cosine_operand(queries), self._cosine_operand(items)
+        norm_q = xp.sqrt(xp.vecdot(q, q, axis=-1))
+        norm_b = xp.sqrt(xp.vecdot(b, b, axis=-1))
+        return self._cosine(q @ b.mT, norm_q[:, None], norm_b[None, :])
+
+    def _matrix_temp_bytes_per_item(self, n_queries: int = 0) -> int:
+        """Per item: its real (or widened) copy and its squared elements, plus its column
+        of the result, so that chunks bound the memory of large codebooks."""
+        width = self.vector_length * (2 if self._is_complex else 1)
+        itemsize = 8 if self.dtype_name in ("float64", "complex128") else 4
+        return 2 * itemsize * width + 8 * n_queries

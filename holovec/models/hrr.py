@@ -1,0 +1,117 @@
+"""HRR: holographic reduced representations (Plate 1995, 2003)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..random import random_normal, random_phases
+from ._cosine import CosineSimilarity, unit_norm
+from .base import VSAModel
+from .registry import register_model
+
+
+@register_model
+class HRR(CosineSimilarity, VSAModel):
+    """Real vectors with elements drawn from N(0, 1/dim), bound by circular convolution.
+
+    Laws
+    ----
+    - bind is circular convolution, ``c[k] = sum_i a[i] * b[(k - i) mod dim]``, computed
+      with the real FFT; it is commutative and associative.
+    - unbind is circular correlation: bind with the involution
+      ``inverse(b)[i] = b[-i mod dim]``. For Gaussian vectors this is an approximate
+      inverse: ``unbind(bind(a, b), b)`` has similarity about ``1/sqrt(2) = 0.71`` with
+      ``a`` (Plate 2003), whatever ``dim``; ``is_exact_inverse`` is False.
+    - ``unitary=True`` draws vectors whose spectrum has unit magnitude (random phases
+      with conjugate symmetry, so the vectors stay real; each has norm 1). For such a
+      ``b`` the involution is the exact inverse, so ``unbind(bind(a, b), b) == a`` up to
+      float rounding for any ``a``, and binding with ``b`` preserves similarity exactly
+      (it is an orthogonal map). Such a model has ``is_exact_inverse`` True. Bundles are
+      not unitary; exact unbinding needs the right operand (the key) to be unitary.
+    - bundle is the normalised sum ``s / |s|`` (as in Schlegel et al. 2022), so a bundle
+      has the unit norm that random vectors have on average and nested bundles count
+      as one item each. The scale does not change any similarity.
+    - similarity is the cosine, in [-1, 1]; a zero vector has similarity 0.
+    - normalize scales to unit norm (unitary models: projects onto the unitary vectors,
+      each Fourier coefficient divided by its magnitude).
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> model = VSA.create("HRR", dim=1024)
+    >>> a, b = model.random(seed=1), model.random(seed=2)
+    >>> 0.6 < float(model.similarity(model.unbind(model.bind(a, b), b), a)) < 0.8
+    True
+    >>> exact = VSA.create("HRR", dim=1024, unitary=True)
+    >>> a, b = exact.random(seed=1), exact.random(seed=2)
+    >>> round(float(exact.similarity(exact.unbind(exact.bind(a, b), b), a)), 4)
+    1.0
+    """
+
+    name = "HRR"
+    is_self_inverse = False
+    is_commutative = True
+    #: the default (Gaussian vectors); a model made with ``unitary=True`` has True
+    is_exact_inverse = False
+    default_dtype = "float32"
+    allowed_dtypes = ("float32", "float64")
+    option_names = ("unitary",)
+
+    def __init__(self, dim: int, backend: Any = None, *, unitary: bool = False, **kwargs: Any) -> None:
+        if not isinstance(unitary, bool):
+            raise TypeError(f"HRR option unitary must be True or False, got {type(unitary).__name__} {unitary!r}")
+        self.unitary = unitary
+        self.is_exact_inverse = unitary  # an instance attribute: it depends on the option
+        super().__init__(dim, backend, **kwargs)
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + (", unitary=True)" if self.unitary else ")")
+
+    # -- the algebra ------------------------------------------------------------------
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+        xp, dim = self.xp, self.dim
+        if not self.unitary:
+            normal = random_normal(self.backend, seed, n_rows, dim, self.dtype, stream=stream, purpose=purpose)
+            return normal * (1.0 / math.sqrt(dim))
+        # unit-magnitude spectrum: a random phase per frequency 0 .. dim // 2; the zero
+        # (and for even dim the Nyquist) frequency must be real, so it is +1 or -1 by the
+        # sign of its phase. The inverse real FFT makes the vector real, of norm 1.
+        n_freq = dim // 2 + 1
+        phases = random_phases(self.backend, seed, n_rows, n_freq, self.dtype, stream=stream, purpose=purpose)
+        index = xp.arange(n_freq, device=self.device)
+        real_only = (index == 0) | ((index == n_freq - 1) & (dim % 2 == 0))
+        re = xp.where(real_only, xp.where(phases >= 0, 1.0, -1.0), xp.cos(phases))
+        im = xp.where(real_only, 0.0, xp.sin(phases))
+        re, im = xp.astype(re, self.dtype), xp.astype(im, self.dtype)
+        return self.backend.irfft(self.backend.complex(re, im), dim)
+
+    def _bind(self, a: Any, b: Any) -> Any:
+        fft = self.backend
+        return fft.irfft(fft.rfft(a) * fft.rfft(b), self.dim)
+
+    def _unbind(self, c: Any, b: Any) -> Any:
+        # correlation = convolution with the involution, whose spectrum is the conjugate
+        fft = self.backend
+        return fft.irfft(fft.rfft(c) * self.xp.conj(fft.rfft(b)), self.dim)
+
+    def _bundle(self, stacked: Any) -> Any:
+        return unit_norm(self.xp, self.xp.sum(stacked, axis=0))
+
+    def _inverse(self, x: Any) -> Any:
+        xp = self.xp
+        return xp.roll(xp.flip(x, axis=-1), 1, axis=-1)
+
+    def _identity(self) -> Any:
+        xp = self.xp
+        return xp.astype(xp.arange(self.dim, device=self.device) == 0, self.dtype)
+
+    def _normalize(self, x: Any) -> Any:
+        if not self.unitary:
+            return unit_norm(self.xp, x)
+        xp, fft = self.xp, self.backend
+        spectrum = fft.rfft(x)
+        magnitude = xp.abs(spectrum)
+        nonzero = magnitude > 0
+        unit = xp.where(nonzero, spectrum / xp.where(nonzero, magnitude, 1), 1)
+        return fft.irfft(unit, self.dim)
