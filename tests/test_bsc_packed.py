@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from conftest import to_numpy
 
-DIMS = [10000, 1000, 77]  # a multiple of 64 bits is not required; padding bits stay zero
+DIMS = [1000, 77]  # a multiple of 64 bits is not required; padding bits stay zero
 
 
 @pytest.fixture(params=DIMS)
@@ -22,8 +22,9 @@ def test_storage_is_dim_over_8_bytes(make_model):
     assert a.shape == (1256,)  # 1250 bytes of bits, padded to whole 64-bit words
 
 
-def test_same_seeded_vectors_as_unpacked(pair):
-    packed, unpacked = pair
+@pytest.mark.parametrize("dim", [10000, *DIMS])
+def test_same_seeded_vectors_as_unpacked(make_model, dim):
+    packed, unpacked = make_model("BSC", dim, packed=True), make_model("BSC", dim)
     a = packed.random(20, seed=5)
     assert np.array_equal(to_numpy(packed, packed.unpack(a)), to_numpy(unpacked, unpacked.random(20, seed=5)))
     # padding bits are clear
@@ -36,7 +37,7 @@ def test_pack_unpack_round_trip(pair):
     assert np.array_equal(to_numpy(packed, packed.unpack(packed.pack(bits))), to_numpy(unpacked, bits))
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 4, 7, 8, 16, 33])
+@pytest.mark.parametrize("k", [1, 2, 3, 8, 33])
 def test_bit_sliced_bundle_equals_majority(pair, k):
     packed, unpacked = pair
     items = packed.random(k, seed=k)

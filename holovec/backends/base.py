@@ -240,6 +240,12 @@ class Backend(ABC):
         bits = (x[..., None] >> shifts) & 1
         return xp.reshape(bits, (*x.shape[:-1], 8 * x.shape[-1]))[..., :n_bits]
 
+    def is_traced(self, x: Any) -> bool:
+        """Whether ``x`` is a placeholder of a trace (``jax.jit``, ``vmap``, ``torch.func``)
+        whose values cannot be read: models then take their branch-free paths instead of
+        choosing a fast path by looking at the data. False by default."""
+        return False
+
     def jit(self, fn: Callable) -> Callable:
         """Compile ``fn`` where the framework can (identity by default)."""
         return fn

@@ -98,6 +98,9 @@ class JaxBackend(Backend):
             jax.tree_util.register_static(cls)
             _STATIC_TYPES.add(cls)
 
+    def is_traced(self, x: Any) -> bool:
+        return isinstance(x, jax.core.Tracer)
+
     def jit(self, fn: Callable) -> Callable:
         return jax.jit(fn)
 

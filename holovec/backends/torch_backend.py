@@ -103,6 +103,10 @@ class TorchBackend(Backend):
         words = numpy_philox_words(key, counter_start, n_blocks)
         return torch.from_numpy(words).to(torch.int64)
 
+    def is_traced(self, x: Any) -> bool:
+        # functorch transforms (vmap, grad) wrap tensors; torch.compile traces with fake tensors
+        return torch._C._functorch.is_functorch_wrapped_tensor(x) or torch.compiler.is_compiling()
+
     def jit(self, fn: Callable) -> Callable:
         return torch.compile(fn)
 

@@ -3,8 +3,14 @@
 from .base import VSAModel
 from .bsc import BSC
 from .bsc_packed import PackedBSC
+from .bsdc import BSDC
+from .bsdc_seg import BSDCSEG
 from .fhrr import FHRR
+from .ghrr import GHRR
+from .hrr import HRR
 from .map import MAP
+from .map_variants import MAPC, MAPI
 from .registry import model_class, model_names, register_model
+from .vtb import VTB
 
-__all__ = ["BSC", "PackedBSC", "FHRR", "MAP", "VSAModel", "model_class", "model_names", "register_model"]
+__all__ = ["BSC", "PackedBSC", "FHRR", "MAP", "VSAModel", "HRR", "VTB", "GHRR", "MAPC", "MAPI", "model_class", "model_names", "register_model", "BSDC", "BSDCSEG"]
