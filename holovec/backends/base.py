@@ -136,6 +136,11 @@ class Backend(ABC):
     def is_cpu(self) -> bool:
         return self.device_name.startswith("cpu") or self.device_name == "TFRT_CPU_0"
 
+    @property
+    def array_type_name(self) -> str:
+        """The array class as users write it (``numpy.ndarray``, ``torch.Tensor``, ``jax.Array``)."""
+        return f"{self.array_type.__module__.split('.')[0]}.{self.array_type.__name__}"
+
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.array_type)
 
@@ -159,9 +164,16 @@ class Backend(ABC):
         if self.is_array(x):
             out = x
         elif isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex)):
-            out = self.from_numpy(np.asarray(x))
-        else:
+            host = np.asarray(x)
+            if host.dtype.kind not in "biufc" and host.dtype.name not in DTYPE_KINDS:  # bfloat16 is 'V'
+                raise TypeError(f"expected an array of numbers, got {type(x).__name__} of {host.dtype}")
+            out = self.from_numpy(host)
+        elif hasattr(x, "__dlpack__") or hasattr(x, "__array__"):
             out = self._from_foreign(x)
+        else:
+            raise TypeError(
+                f"expected an array (NumPy, PyTorch, JAX) or a nested list of numbers, got {type(x).__name__}"
+            )
         if dtype is not None:
             out = self.xp.astype(out, self.dtype(dtype_name(dtype)))
         return out

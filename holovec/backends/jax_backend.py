@@ -30,7 +30,7 @@ class JaxBackend(Backend):
             return device
         platform, _, index = str(device).partition(":")
         platform = _PLATFORM_ALIASES.get(platform.lower())
-        if platform is None:
+        if platform is None or (index and not index.isdigit()):
             raise ValueError(f"unsupported jax device {device!r}; expected 'cpu', 'gpu[:n]', 'cuda[:n]' or 'tpu[:n]'")
         try:
             devices = jax.devices(platform)
@@ -55,6 +55,10 @@ class JaxBackend(Backend):
     @property
     def array_type(self) -> type:
         return jax.Array
+
+    @property
+    def array_type_name(self) -> str:
+        return "jax.Array"
 
     def dtype(self, name: str) -> Any:
         if name in ("float64", "complex128", "int64", "uint64") and not jax.config.jax_enable_x64:

@@ -34,7 +34,7 @@ class NumpyBackend(Backend):
         return np_xp
 
     def _resolve_device(self, device: Any) -> Any:
-        if device is None or str(device) in ("cpu", "cpu:0"):
+        if device is None or str(device).lower() in ("cpu", "cpu:0"):
             return "cpu"
         raise ValueError(
             f"the numpy backend runs on the CPU only, not on device {device!r}; "

@@ -32,9 +32,11 @@ class TorchBackend(Backend):
         if device is None:
             return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
         try:
-            dev = torch.device(device)
-        except (RuntimeError, TypeError) as exc:
-            raise ValueError(f"invalid torch device {device!r}: {exc}") from None
+            dev = torch.device(device.lower() if isinstance(device, str) else device)
+        except (RuntimeError, TypeError):
+            raise ValueError(
+                f"invalid torch device {device!r}; expected 'cpu', 'cuda', 'cuda:<index>' or 'mps'"
+            ) from None
         if dev.type == "cuda":
             count = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if count == 0:
@@ -69,6 +71,8 @@ class TorchBackend(Backend):
         return dtype
 
     def to_numpy(self, x: Any) -> np.ndarray:
+        if x.dtype == torch.bfloat16:  # NumPy has no bfloat16; float32 holds it exactly
+            x = x.float()
         return x.detach().cpu().numpy()
 
     def from_numpy(self, x: np.ndarray) -> Any:

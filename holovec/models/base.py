@@ -14,10 +14,12 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from ..backends import Backend, dtype_name, get_backend
+from ..backends import DTYPE_KINDS, Backend, dtype_name, get_backend
 from ..random import Purpose, check_seed, fresh_seed
 from .registry import models_using_dtype
 
+#: the largest dim: one vector's elements must be addressable by a 32-bit index
+MAX_DIM = 2**31 - 1
 #: bytes of temporary memory a similarity_matrix chunk may use
 CHUNK_BYTES = 64 * 2**20
 
@@ -25,8 +27,8 @@ CHUNK_BYTES = 64 * 2**20
 def check_dim(dim: Any) -> int:
     if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
         raise TypeError(f"dim must be a positive int, got {type(dim).__name__} {dim!r}")
-    if dim <= 0:
-        raise ValueError(f"dim must be a positive int, got {dim}")
+    if not 0 < dim <= MAX_DIM:
+        raise ValueError(f"dim must be a positive int of at most 2**31 - 1, got {dim}")
     return int(dim)
 
 
@@ -138,8 +140,7 @@ class VSAModel(ABC):
         """``x`` if it is an array of this model's backend, dtype and dimension, else a clear error."""
         if not isinstance(x, self._backend.array_type):
             raise TypeError(
-                f"{arg}: expected a {self._backend.array_type.__module__}."
-                f"{self._backend.array_type.__name__} of this {self.name} model's backend "
+                f"{arg}: expected a {self._backend.array_type_name} of this {self.name} model's backend "
                 f"{self.backend.name!r}, got {type(x).__module__}.{type(x).__name__}; "
                 "convert it with model.asarray(x)"
             )
@@ -175,10 +176,8 @@ class VSAModel(ABC):
         if isinstance(vectors, (list, tuple)):
             if len(vectors) == 0:
                 raise ValueError("cannot bundle an empty list of vectors; give at least one")
-            array_type = self._backend.array_type
-            for i, v in enumerate(vectors):
-                if not isinstance(v, array_type):
-                    self._check(v, f"vectors[{i}]")
+            for i, v in enumerate(vectors):  # before stacking, which would promote dtypes
+                self._check(v, f"vectors[{i}]")
             shapes = {tuple(v.shape) for v in vectors}
             if len(shapes) > 1:
                 raise ValueError(f"vectors to bundle must all have one shape, got shapes {sorted(shapes)}")
@@ -196,10 +195,23 @@ class VSAModel(ABC):
     def asarray(self, x: Any) -> Any:
         """Any array (NumPy, PyTorch, JAX, lists) as vectors of this model's backend,
         device and dtype. The values are not changed except by the dtype conversion."""
+        xp = self.xp
         out = self._backend.asarray(x)
-        if out.dtype != self._dtype:
-            out = self.xp.astype(out, self._dtype)
-        return self._check(out, "x")
+        if out.dtype == self._dtype:
+            return self._check(out, "x")
+        lossy = ValueError(
+            f"converting {_kind(out.dtype)} values to {self.name}'s {self.dtype_name} would change "
+            "them (e.g. drop fractions or imaginary parts); give values the model holds"
+        )
+        if _kind(out.dtype) == "complex" and _kind(self._dtype) != "complex":
+            if not bool(xp.all(xp.imag(out) == 0)):
+                raise lossy
+            out = xp.real(out)
+        converted = xp.astype(out, self._dtype)
+        into_integers = _kind(self._dtype) in ("bool", "int", "uint") and _kind(out.dtype) in ("float", "complex")
+        if into_integers and not bool(xp.all(xp.astype(converted, out.dtype) == out)):
+            raise lossy
+        return self._check(converted, "x")
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """A vector or batch of this model as a NumPy array on the host."""
@@ -267,7 +279,9 @@ class VSAModel(ABC):
         Broadcasts over batch axes like NumPy; two vectors give a 0-d array.
         """
         self._check_pair(a, b)
-        return self._similarity(a, b)
+        out = self._similarity(a, b)
+        # NumPy reductions give scalars; the contract is a 0-d array of the backend
+        return out if self._backend.is_array(out) else self.xp.asarray(out)
 
     def similarity_matrix(self, queries: Any, items: Any, *, chunk_size: int | None = None) -> Any:
         """Similarity of every query (shape ``(..., dim)``) with every item (``(n, dim)``):
@@ -284,7 +298,8 @@ class VSAModel(ABC):
         if chunk_size is None:
             chunk_size = self._default_chunk(n_items, q.shape[0])
         else:
-            chunk_size = _check_count(chunk_size, "chunk_size") or 1
+            if _check_count(chunk_size, "chunk_size") == 0:
+                raise ValueError("chunk_size must be a positive int (items per chunk), got 0")
         if chunk_size >= n_items:
             out = self._similarity_matrix(q, items)
         else:
@@ -340,6 +355,10 @@ class VSAModel(ABC):
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
+
+
+def _kind(dtype: Any) -> str:
+    return DTYPE_KINDS.get(dtype_name(dtype), "other") if _known_dtype(dtype) else "other"
 
 
 def _known_dtype(dtype: Any) -> bool:

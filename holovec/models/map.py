@@ -75,4 +75,10 @@ class MAP(VSAModel):
         return xp.vecdot(a, b, axis=-1) / self.dim
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
+        acc = self._accumulate_dtype
+        if acc != self.dtype:
+            queries, items = self.xp.astype(queries, acc), self.xp.astype(items, acc)
         return (queries @ items.mT) / self.dim
+
+    def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
+        return 0 if self._accumulate_dtype == self.dtype else 4 * self.dim

@@ -1,0 +1,352 @@
+"""BSDC: binary sparse distributed codes (Rachkovskij 2001; Rachkovskij and Kussul 2001).
+
+Also home of :class:`SparseBinaryModel`, what the sparse binary models share: uint8 0/1
+vectors, the normalised overlap as similarity, and a similarity matrix that is one
+matrix product per chunk.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from ..random import Purpose, random_words
+from .base import VSAModel
+from .registry import register_model
+
+#: stream of the model's fixed CDT permutation, under ``Purpose.TIEBREAK`` and the
+#: model's tie seed (the tie-break vector itself is stream 0)
+CDT_STREAM = 0x43445431  # "CDT1"
+
+
+class SparseBinaryModel(VSAModel):
+    """What the sparse binary models share (not a model itself).
+
+    Vectors are uint8 arrays of 0 and 1, one element per slot. Similarity is the
+    normalised overlap ``|a AND b| / sqrt(|a| |b|)`` (``|x|`` the number of ones; 0 when
+    either vector is empty): 1 for identical vectors, about the density for unrelated
+    ones, never negative.
+    """
+
+    default_dtype = "uint8"
+    allowed_dtypes = ("uint8",)
+
+    @property
+    def _float(self) -> Any:
+        return self.backend.dtype("float32")
+
+    @property
+    def _int(self) -> Any:
+        return self.backend.dtype("int32")
+
+    @property
+    def _index_dtype(self) -> Any:
+        """Dtype of gather indices: int64 where the backend has it (torch needs it), else int32."""
+        return self.backend.dtype("int64" if self.backend.supports_dtype("int64") else "int32")
+
+    def _concrete(self, *arrays: Any) -> bool:
+        """Whether the values of ``arrays`` can be read now (not placeholders of a jit or vmap
+        trace), so that a fast path may be chosen by looking at the data."""
+        return not any(self.backend.is_traced(x) for x in arrays)
+
+    def _ones(self, x: Any) -> Any:
+        """Number of ones of each vector, int32."""
+        return self.xp.sum(x, axis=-1, dtype=self._int)
+
+    def _overlap_ratio(self, overlap: Any, count_a: Any, count_b: Any) -> Any:
+        xp = self.xp
+        overlap = xp.astype(overlap, self._float)
+        denominator = xp.sqrt(xp.astype(count_a, self._float) * xp.astype(count_b, self._float))
+        nonzero = denominator > 0
+        return xp.where(nonzero, overlap / xp.where(nonzero, denominator, 1), 0)
+
+    def _similarity(self, a: Any, b: Any) -> Any:
+        overlap = self.xp.sum(a & b, axis=-1, dtype=self._int)
+        return self._overlap_ratio(overlap, self._ones(a), self._ones(b))
+
+    def _similarity_matrix(self, queries: Any, items: Any) -> Any:
+        # 0/1 in float32: the products count common ones exactly (counts < 2**24)
+        xp = self.xp
+        q, b = xp.astype(queries, self._float), xp.astype(items, self._float)
+        overlap = q @ b.mT
+        return self._overlap_ratio(overlap, xp.sum(q, axis=-1)[:, None], xp.sum(b, axis=-1)[None, :])
+
+    def _matrix_temp_bytes_per_item(self, n_queries: int = 1) -> int:
+        return 4 * self.dim + 8 * n_queries
+
+    def _normalize(self, x: Any) -> Any:
+        return self.xp.astype(x != 0, self.dtype)
+
+    def _or(self, stacked: Any) -> Any:
+        """Elementwise OR over axis 0."""
+        return self.xp.astype(self.xp.max(stacked, axis=0) != 0, self.dtype)
+
+    @staticmethod
+    def _option_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+        if value is None:
+            value = "none"
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        return value.lower()
+
+
+def cdt_rounds(dim: int, n_active: int) -> np.ndarray:
+    """How context-dependent thinning treats a vector of ``c`` ones, for ``c = 0 .. dim``:
+    ``K > 0``: additive CDT with ``K`` permuted copies; ``K < 0``: subtractive CDT with
+    ``-K`` copies; ``0``: no thinning (``c <= n_active``).
+
+    With ``p = c / dim``, a one of ``z`` survives additive CDT, ``z AND OR_{k<=K} perm_k(z)``,
+    with probability ``1 - (1 - p)**K`` (at least ``p``, for ``K = 1``), and subtractive CDT,
+    ``z AND NOT OR_{k<=K} perm_k(z)``, with probability ``(1 - p)**K`` (Rachkovskij and
+    Kussul 2001). The additive form is used wherever it can bring the ``c`` ones down to
+    ``n_active`` (``c * p <= n_active``, i.e. up to about ``sqrt(n_active * dim)`` ones,
+    the OR of about ``1 / sqrt(density)`` random vectors), the subtractive form beyond;
+    ``K`` is the integer that brings the expected number of ones nearest ``n_active``.
+    Computed once, on the host in float64, so that every backend thins alike.
+    """
+    c = np.arange(dim + 1, dtype=np.float64)
+    p = c / dim
+    additive = c * p <= n_active
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_miss = np.log1p(-p)  # log(1 - p): -inf for p = 1
+        target = np.where(additive, np.log1p(-np.minimum(n_active / c, 1.0)), np.log(n_active / c))
+        k_real = np.nan_to_num(target / log_miss, nan=1.0, posinf=dim, neginf=1.0)
+        k_low = np.clip(np.floor(k_real), 1, dim)
+
+        def kept(k: np.ndarray) -> np.ndarray:
+            miss = np.nan_to_num(np.exp(k * log_miss))  # (1 - p)**k
+            return c * np.where(additive, 1.0 - miss, miss)
+
+        k = np.where(np.abs(kept(k_low) - n_active) <= np.abs(kept(k_low + 1) - n_active), k_low, k_low + 1)
+    k = np.minimum(k, max(dim - 1, 1))
+    k = np.where(additive, k, -k)
+    k[c <= n_active] = 0
+    return k.astype(np.int32)
+
+
+@register_model
+class BSDC(SparseBinaryModel):
+    """Binary sparse distributed codes: 0/1 vectors with few ones (Rachkovskij 2001).
+
+    Options (``VSA.create("BSDC", dim, **options)``):
+
+    ``density`` (default ``1 / sqrt(dim)``)
+        Every random vector has exactly ``M = max(1, round(density * dim))`` ones, at
+        positions drawn uniformly without replacement: the ``M`` smallest of ``dim``
+        random 32-bit words (ties by position), as Schlegel et al. (2022) draw them. Exact
+        ``M`` gives every vector the same norm, so that bundle retrieval does not favour
+        vectors that happened to draw more ones.
+    ``binding`` (``"shift"``, default, or ``"cdt"``)
+        ``"shift"``: ``bind(a, b)`` cyclically shifts ``a`` by ``s(b)``, the sum of the
+        positions of the ones of ``b`` (int32, wrapping modulo ``2**32`` on every backend)
+        modulo ``dim`` (BSDC-S of Schlegel et al. 2022). ``unbind(c, b)`` shifts back and
+        recovers the *first* operand ``a`` exactly; non-commutative, not self-inverse,
+        density-preserving. ``inverse(b)`` is the one-hot vector at ``-s(b) mod dim``.
+        ``"cdt"``: ``bind(a, b) = thin(a OR b)``, context-dependent thinning of the
+        superposition (Rachkovskij and Kussul 2001): commutative, density-preserving and
+        similar to both operands (about 0.5), but not invertible. ``unbind(c, b)`` is
+        ``c AND NOT b``, the ones of ``c`` that ``b`` does not explain, about 0.7 similar
+        to ``a``: clean it up against a codebook. There is no identity or inverse vector.
+    ``thinning`` (``"none"``, default, or ``"cdt"``)
+        What ``bundle`` does after the elementwise OR: nothing (the superposition that
+        gives the published bundle capacity; its density grows with every item), or
+        context-dependent thinning back to about ``M`` ones, for deep compositions.
+        ``bundle(..., thinning=...)`` overrides it per call.
+
+    Context-dependent thinning (CDT, Rachkovskij and Kussul 2001): the additive procedure
+    ``thin(z) = z AND OR_{k=1..K} perm_k(z)`` keeps the ones of ``z`` that some permuted
+    copy of ``z`` also has. The permutations are fixed by the model's seed:
+    ``perm_k(z) = roll(P z, k)`` for one random permutation ``P`` (the argsort of random
+    words), so that they do not line up with the cyclic shifts that binding and ``permute``
+    make. ``K`` is chosen per vector from its number of ones ``c`` (see :func:`cdt_rounds`)
+    so that about ``M`` ones remain; vectors with ``c <= M`` are kept as they are. Even
+    ``K = 1`` keeps a fraction ``c / dim`` of the ones, so where that is still more than
+    ``M`` (the OR of more than about ``1 / sqrt(density)`` random vectors: 10 at dim 10,000)
+    the paper's subtractive procedure ``z AND NOT OR_{k=1..K} perm_k(z)`` is used instead.
+    Either way the result is a subset of ``z``, deterministic, and about equally similar
+    to each item that went into it.
+
+    Similarity is ``|a AND b| / sqrt(|a| |b|)``: 1 identical, about ``M / dim`` unrelated.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> model = VSA.create("BSDC", dim=10000)
+    >>> a, b = model.random(seed=1), model.random(seed=2)
+    >>> int(a.sum()), model.n_active
+    (100, 100)
+    >>> bool((model.unbind(model.bind(a, b), b) == a).all())
+    True
+    >>> s = model.bundle([a, b], thinning="cdt")
+    >>> 80 <= int(s.sum()) <= 120 and float(model.similarity(s, a)) > 0.5
+    True
+    """
+
+    name = "BSDC"
+    is_self_inverse = False
+    is_commutative = False
+    is_exact_inverse = True
+    option_names: ClassVar[tuple[str, ...]] = ("density", "binding", "thinning")
+
+    def __init__(
+        self,
+        dim: int,
+        backend: Any = None,
+        *,
+        density: float | None = None,
+        binding: str = "shift",
+        thinning: str | None = "none",
+        **kwargs: Any,
+    ) -> None:
+        self.binding = self._option_choice(binding, "binding", ("shift", "cdt"))
+        self.thinning = self._option_choice(thinning, "thinning", ("none", "cdt"))
+        if self.binding == "cdt":
+            self.is_commutative = True
+            self.is_exact_inverse = False
+        self._density_option = density
+        n_active = _n_active(dim, density)
+        self._n_active = n_active
+        super().__init__(dim, backend, **kwargs)
+        xp = self.xp
+        # the fixed permutation P of CDT and the table of K per number of ones
+        words = random_words(self.backend, self.seed_for_ties, 1, self.dim, stream=CDT_STREAM, purpose=Purpose.TIEBREAK)
+        self._cdt_perm = xp.astype(xp.argsort(words[0], stable=True), self._index_dtype)
+        table = cdt_rounds(self.dim, n_active)
+        self._cdt_k = self.backend.from_numpy(table)
+        self._cdt_levels = int(np.abs(table).max()).bit_length()
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.name}(dim={self.dim}, n_active={self.n_active}, binding={self.binding!r}, "
+            f"thinning={self.thinning!r}, backend={self.backend.name!r}, device={self.backend.device_name!r})"
+        )
+
+    @property
+    def n_active(self) -> int:
+        """Number of ones ``M`` of every random vector."""
+        return self._n_active
+
+    @property
+    def density(self) -> float:
+        """``n_active / dim``: the density of random vectors, and the one that CDT restores."""
+        return self._n_active / self.dim
+
+    # -- random vectors -----------------------------------------------------------------
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+        xp = self.xp
+        words = random_words(self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose)
+        # ones at the M smallest words, ties broken by position: the M-th smallest word t
+        # (and its position) is found by one stable argsort
+        order = xp.argsort(words, axis=-1, stable=True)
+        last = order[:, self._n_active - 1 : self._n_active]
+        threshold = xp.take_along_axis(words, last, axis=-1)
+        position = xp.arange(self.dim, dtype=order.dtype, device=self.device)
+        ones = (words < threshold) | ((words == threshold) & (position <= last))
+        return xp.astype(ones, self.dtype)
+
+    # -- thinning -------------------------------------------------------------------------
+    def thin(self, x: Any) -> Any:
+        """Context-dependent thinning of vectors (any density) back to about ``n_active`` ones.
+
+        The result is a subset of ``x``; vectors with at most ``n_active`` ones come back
+        unchanged. See the class docstring for the procedure.
+        """
+        return self._thin(self._check(x))
+
+    def _thin(self, z: Any) -> Any:
+        xp = self.xp
+        count = self._ones(z)
+        rounds = xp.reshape(xp.take(self._cdt_k, xp.reshape(count, (-1,)), axis=0), count.shape)
+        if self._cdt_levels == 0:
+            return z
+        # context = OR_{k=1..|K|} roll(P z, k), with |K|'s binary digits: digit i adds the
+        # block of shifts [2**i, 2**(i+1)), made from the previous block by two rolls
+        n_rounds = xp.abs(rounds)
+        block = xp.roll(xp.take(z, self._cdt_perm, axis=-1), 1, axis=-1)
+        context = None
+        for i in range(self._cdt_levels):
+            digit = xp.astype(((n_rounds >> i) & 1)[..., None], self.dtype)
+            part = block & digit
+            context = part if context is None else context | part
+            if i + 1 < self._cdt_levels:
+                block = xp.roll(block, 2**i, axis=-1) | xp.roll(block, 2 ** (i + 1), axis=-1)
+        keep = xp.where((rounds > 0)[..., None], context, context ^ 1)  # additive or subtractive
+        return xp.where((rounds == 0)[..., None], z, z & keep)
+
+    # -- the operations -------------------------------------------------------------------
+    def bundle(self, vectors: Sequence[Any] | Any, *, thinning: str | None = None) -> Any:
+        """Elementwise OR of the vectors, then the model's ``thinning`` (or this call's).
+
+        ``vectors`` is a list of vectors (or batches), or an array with the items on axis 0.
+        ``thinning="cdt"`` thins the OR back to about ``n_active`` ones; ``"none"`` keeps it.
+        """
+        mode = self.thinning if thinning is None else self._option_choice(thinning, "thinning", ("none", "cdt"))
+        union = self._or(self._stack(vectors))
+        return self._thin(union) if mode == "cdt" else union
+
+    def _bundle(self, stacked: Any) -> Any:
+        union = self._or(stacked)
+        return self._thin(union) if self.thinning == "cdt" else union
+
+    def _shift_of(self, b: Any) -> Any:
+        """``s(b)``: the sum of the positions of the ones of ``b`` (int32, wrapping) modulo dim."""
+        xp = self.xp
+        position = xp.arange(self.dim, dtype=self._int, device=self.device)
+        return xp.sum(xp.astype(b, self._int) * position, axis=-1, dtype=self._int) % self.dim
+
+    def _roll_each(self, x: Any, shift: Any) -> Any:
+        """Roll each vector of ``x`` by its own ``shift`` (an int array over the batch axes)."""
+        xp = self.xp
+        if shift.ndim == 0 and self._concrete(shift):
+            return xp.roll(x, int(shift), axis=-1)
+        shape = tuple(np.broadcast_shapes(tuple(x.shape), (*shift.shape, self.dim)))
+        position = xp.arange(self.dim, dtype=self._index_dtype, device=self.device)
+        source = (position - xp.astype(shift, self._index_dtype)[..., None]) % self.dim
+        return xp.take_along_axis(xp.broadcast_to(x, shape), xp.broadcast_to(source, shape), axis=-1)
+
+    def _bind(self, a: Any, b: Any) -> Any:
+        if self.binding == "cdt":
+            return self._thin(a | b)
+        return self._roll_each(a, self._shift_of(b))
+
+    def _unbind(self, c: Any, b: Any) -> Any:
+        if self.binding == "cdt":
+            return c & (b ^ 1)
+        return self._roll_each(c, -self._shift_of(b))
+
+    def _no_inverse(self, what: str) -> None:
+        raise ValueError(
+            f"BSDC with binding='cdt' has no {what}: CDT binding is not invertible; use unbind "
+            "(then clean up), or binding='shift'"
+        )
+
+    def _inverse(self, x: Any) -> Any:
+        if self.binding == "cdt":
+            self._no_inverse("inverse vector")
+        xp = self.xp
+        target = (-self._shift_of(x)) % self.dim
+        position = xp.arange(self.dim, dtype=self._int, device=self.device)
+        return xp.astype(position == target[..., None], self.dtype)
+
+    def _identity(self) -> Any:
+        if self.binding == "cdt":
+            self._no_inverse("identity vector")
+        # one 1 at position 0: s(e) = 0, so bind(a, e) == a
+        position = self.xp.arange(self.dim, device=self.device)
+        return self.xp.astype(position == 0, self.dtype)
+
+
+def _n_active(dim: Any, density: Any) -> int:
+    """``M``, the number of ones of a random vector, from ``dim`` and the ``density`` option."""
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, (bool, np.bool_)) and dim > 0:
+        if density is None:
+            return max(1, round(math.sqrt(dim)))
+        if isinstance(density, (bool, np.bool_)) or not isinstance(density, numbers.Real):
+            raise TypeError(f"density must be a number in (0, 1), got {type(density).__name__} {density!r}")
+        if not 0 < density < 1 or math.isnan(density):
+            raise ValueError(f"density must be in (0, 1), got {density}")
+        return min(int(dim), max(1, round(density * dim)))
+    return 1  # the base class explains a bad dim

@@ -1,0 +1,298 @@
+"""BSDC-SEG: sparse block codes, one active element per segment (Laiho et al. 2015;
+Frady, Kleyko and Sommer 2021; BSDC-SEG in Schlegel, Neubert and Protzel 2022)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from ..random import random_words
+from .bsdc import SparseBinaryModel
+from .registry import register_model
+
+
+@register_model
+class BSDCSEG(SparseBinaryModel):
+    """Sparse block codes: ``dim = S * L``, ``S`` segments of ``L`` elements, one active
+    element per segment.
+
+    Vectors are stored dense (uint8 0/1, shape ``(..., dim)``, segment ``s`` is
+    elements ``s*L .. s*L + L - 1``); :meth:`to_indices` and :meth:`from_indices`
+    convert to and from the compact form, one int index per segment, shape ``(..., S)``.
+
+    Options (``VSA.create("BSDC-SEG", dim, **options)``):
+
+    ``segment_length`` / ``segments``
+        ``L`` or ``S`` (give one, or both with ``S * L == dim``). By default ``L`` is the
+        divisor of ``dim`` nearest ``sqrt(dim)`` (so ``S`` is about ``sqrt(dim)`` too and
+        the density ``1/L`` about ``1/sqrt(dim)``), e.g. 100 x 100 for dim 10,000; a dim
+        without a divisor within a factor 2 of ``sqrt(dim)`` is a ``ValueError``.
+    ``thinning`` (``"none"``, default, or ``"vote"``)
+        What ``bundle`` does: the OR of the active elements (multi-hot segments: the
+        superposition with the published capacity), or a per-segment vote that returns a
+        one-hot vector again: the element most items chose, ties broken by the fixed
+        tie-break vector of the model's seed (the tied element nearest at or after its
+        active element, cyclically). ``bundle(..., thinning=...)`` overrides it per call.
+
+    Laws: random vectors have a uniform random index per segment (a 32-bit word modulo
+    ``L``). ``bind`` adds the indices segment by segment modulo ``L``, so a bound vector
+    of one-hot vectors is one-hot again; it is commutative, and ``unbind`` subtracts:
+    ``unbind(bind(a, b), b) == a`` exactly. For multi-hot vectors (bundles) bind is the
+    same operation on sets, the block-wise circular convolution (every sum of an active
+    index of ``a`` and one of ``b``): binding distributes over the OR bundle, and
+    ``unbind(bind(x, b), b) == x`` exactly for any ``x`` when ``b`` is one-hot (a key).
+    ``inverse`` negates the indices; ``identity`` is index 0 in every segment.
+    ``permute(x, k)`` rotates whole segments by ``k`` places (segment ``s`` moves to
+    ``s + k mod S``), so that vectors stay one-hot per segment. Similarity is the
+    normalised overlap ``|a AND b| / sqrt(|a| |b|)``; for one-hot vectors, the fraction of
+    segments that agree.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> model = VSA.create("BSDC-SEG", dim=10000)
+    >>> model.segments, model.segment_length
+    (100, 100)
+    >>> a, b = model.random(seed=1), model.random(seed=2)
+    >>> c = model.bind(a, b)
+    >>> bool((model.to_indices(c) == (model.to_indices(a) + model.to_indices(b)) % 100).all())
+    True
+    >>> bool((model.unbind(c, b) == a).all())
+    True
+    """
+
+    name = "BSDC-SEG"
+    is_self_inverse = False
+    is_commutative = True
+    is_exact_inverse = True
+    option_names: ClassVar[tuple[str, ...]] = ("segments", "segment_length", "thinning")
+
+    def __init__(
+        self,
+        dim: int,
+        backend: Any = None,
+        *,
+        segments: int | None = None,
+        segment_length: int | None = None,
+        thinning: str | None = "none",
+        **kwargs: Any,
+    ) -> None:
+        self.thinning = self._option_choice(thinning, "thinning", ("none", "vote"))
+        self._segments, self._length = _segment_shape(dim, segments, segment_length)
+        super().__init__(dim, backend, **kwargs)
+        xp, L = self.xp, self._length
+        j = xp.arange(L, dtype=self._int, device=self.device)
+        # vote ties: prefer the element at the tie-break vector's index, then the next ones
+        tie = self._indices(self._tiebreak)
+        self._tie_preference = (L - 1) - (j - xp.astype(tie, self._int)[:, None]) % L
+        self._negate = xp.astype((-j) % L, self._index_dtype)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.name}(dim={self.dim}, segments={self.segments}, segment_length={self.segment_length}, "
+            f"thinning={self.thinning!r}, backend={self.backend.name!r}, device={self.backend.device_name!r})"
+        )
+
+    @property
+    def segments(self) -> int:
+        """``S``, the number of segments (one active element each)."""
+        return self._segments
+
+    @property
+    def segment_length(self) -> int:
+        """``L``, the number of elements per segment."""
+        return self._length
+
+    @property
+    def density(self) -> float:
+        return 1 / self._length
+
+    # -- the compact form -------------------------------------------------------------------
+    def _blocks(self, x: Any) -> Any:
+        return self.xp.reshape(x, (*x.shape[:-1], self._segments, self._length))
+
+    def _indices(self, x: Any) -> Any:
+        """Index of the first active element of each segment (int32)."""
+        return self.xp.astype(self.xp.argmax(self._blocks(x), axis=-1), self._int)
+
+    def _dense(self, indices: Any) -> Any:
+        xp = self.xp
+        j = xp.arange(self._length, dtype=indices.dtype, device=self.device)
+        one_hot = xp.astype(indices[..., None] == j, self.dtype)
+        return xp.reshape(one_hot, (*indices.shape[:-1], self.dim))
+
+    def _is_one_hot(self, x: Any) -> bool:
+        """Whether every segment of every vector in ``x`` has exactly one active element
+        (False under a jit/vmap trace, where the data cannot be looked at)."""
+        if not self._concrete(x):
+            return False
+        counts = self.xp.sum(self._blocks(x), axis=-1, dtype=self._int)
+        return bool(self.xp.all(counts == 1))
+
+    def to_indices(self, x: Any, *, strict: bool = True) -> Any:
+        """Vectors ``(..., dim)`` as the index of the active element of each segment,
+        ``(..., segments)`` int32.
+
+        ``strict=True`` raises ``ValueError`` unless every segment has exactly one active
+        element (skipped under jit tracing, where values cannot be read); with
+        ``strict=False`` a segment gives its first active element, or 0 if it has none.
+        """
+        self._check(x)
+        if strict and not self._is_one_hot(x) and self._concrete(x):
+            counts = self.backend.to_numpy(self.xp.sum(self._blocks(x), axis=-1, dtype=self._int))
+            bad = np.argwhere(counts != 1)[0]
+            raise ValueError(
+                f"to_indices needs one active element per segment; segment {int(bad[-1])} of vector "
+                f"{tuple(int(i) for i in bad[:-1])} has {int(counts[tuple(bad)])} "
+                "(bundles are multi-hot: use bundle(..., thinning='vote') or normalize first, "
+                "or strict=False for the first active element)"
+            )
+        return self._indices(x)
+
+    def from_indices(self, indices: Any) -> Any:
+        """Indices ``(..., segments)`` (ints in ``[0, segment_length)``) as dense vectors
+        ``(..., dim)``, one active element per segment."""
+        xp = self.xp
+        if not isinstance(indices, self.backend.array_type):
+            indices = self.backend.asarray(indices)
+        if indices.dtype == self.backend.dtype("bool") or not xp.isdtype(indices.dtype, "integral"):
+            raise TypeError(f"from_indices takes an integer array, got dtype {indices.dtype}")
+        if indices.ndim == 0 or indices.shape[-1] != self._segments:
+            raise ValueError(
+                f"from_indices takes indices of shape (..., {self._segments}) (one per segment), "
+                f"got shape {tuple(indices.shape)}"
+            )
+        if self._concrete(indices) and bool(xp.any((indices < 0) | (indices >= self._length))):
+            raise ValueError(f"indices must be in [0, {self._length}) (the segment length)")
+        return self._dense(indices)
+
+    # -- random vectors ----------------------------------------------------------------------
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+        # one word per segment; its remainder modulo L (bias below L / 2**32) is the index
+        words = random_words(self.backend, seed, n_rows, self._segments, stream=stream, purpose=purpose)
+        return self._dense(words % self._length)
+
+    # -- binding ----------------------------------------------------------------------------
+    def _roll_segments(self, x: Any, shift: Any) -> Any:
+        """Rotate segment ``s`` of ``x`` by ``shift[..., s]`` places: index ``i`` -> ``i + shift``."""
+        xp, L = self.xp, self._length
+        blocks = self._blocks(x)
+        j = xp.arange(L, dtype=self._index_dtype, device=self.device)
+        source = (j - xp.astype(shift, self._index_dtype)[..., None]) % L
+        shape = tuple(np.broadcast_shapes(tuple(blocks.shape), tuple(source.shape)))
+        out = xp.take_along_axis(xp.broadcast_to(blocks, shape), xp.broadcast_to(source, shape), axis=-1)
+        return xp.reshape(out, (*shape[:-2], self.dim))
+
+    def _convolve(self, a: Any, b: Any, correlate: bool = False) -> Any:
+        """Block-wise circular convolution (or correlation) of 0/1 vectors, as 0/1: every sum
+        (difference) of an active index of ``a`` and one of ``b``. Exact: the FFT's rounding
+        error is far below 0.5 for counts up to ``L``."""
+        xp, backend = self.xp, self.backend
+        fa = backend.fft(xp.astype(self._blocks(a), self._float))
+        fb = backend.fft(xp.astype(self._blocks(b), self._float))
+        counts = xp.real(backend.ifft(fa * (xp.conj(fb) if correlate else fb)))
+        out = xp.astype(counts > 0.5, self.dtype)
+        return xp.reshape(out, (*out.shape[:-2], self.dim))
+
+    def _bind(self, a: Any, b: Any) -> Any:
+        if self._is_one_hot(b):
+            if self._is_one_hot(a):  # the hot path: add indices
+                return self._dense((self._indices(a) + self._indices(b)) % self._length)
+            return self._roll_segments(a, self._indices(b))
+        if self._is_one_hot(a):
+            return self._roll_segments(b, self._indices(a))
+        return self._convolve(a, b)
+
+    def _unbind(self, c: Any, b: Any) -> Any:
+        if self._is_one_hot(b):
+            if self._is_one_hot(c):
+                return self._dense((self._indices(c) - self._indices(b)) % self._length)
+            return self._roll_segments(c, -self._indices(b))
+        return self._convolve(c, b, correlate=True)
+
+    def _inverse(self, x: Any) -> Any:
+        xp = self.xp
+        return xp.reshape(xp.take(self._blocks(x), self._negate, axis=-1), x.shape)
+
+    def _identity(self) -> Any:
+        return self._dense(self.xp.zeros(self._segments, dtype=self._int, device=self.device))
+
+    def _permute(self, x: Any, shift: int) -> Any:
+        return self.xp.roll(x, (shift % self._segments) * self._length, axis=-1)
+
+    # -- bundling ---------------------------------------------------------------------------
+    def bundle(self, vectors: Sequence[Any] | Any, *, thinning: str | None = None) -> Any:
+        """OR of the vectors (multi-hot segments), or with ``thinning="vote"`` the per-segment
+        vote, one-hot again (see the class docstring). ``vectors`` is a list of vectors, or
+        an array with the items on axis 0."""
+        mode = self.thinning if thinning is None else self._option_choice(thinning, "thinning", ("none", "vote"))
+        return self._bundle_as(self._stack(vectors), mode)
+
+    def _bundle(self, stacked: Any) -> Any:
+        return self._bundle_as(stacked, self.thinning)
+
+    def _bundle_as(self, stacked: Any, mode: str) -> Any:
+        if mode == "vote":
+            return self._vote(self.xp.sum(stacked, axis=0, dtype=self._int))
+        return self._or(stacked)
+
+    def _vote(self, counts: Any) -> Any:
+        """One-hot per segment at the largest count, ties by the tie-break preference."""
+        key = self._blocks(counts) * self._length + self._tie_preference
+        return self._dense(self.xp.astype(self.xp.argmax(key, axis=-1), self._int))
+
+    def _normalize(self, x: Any) -> Any:
+        # the nearest vector of the model: the per-segment vote over x's values
+        return self._vote(self.xp.astype(x, self._int))
+
+    # -- search -----------------------------------------------------------------------------
+    def _similarity_matrix(self, queries: Any, items: Any) -> Any:
+        return super()._similarity_matrix(queries, items)
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be a positive int, got {value}")
+    return int(value)
+
+
+def _segment_shape(dim: Any, segments: Any, segment_length: Any) -> tuple[int, int]:
+    """``(S, L)`` from ``dim`` and the options, or a ``ValueError`` that says what fits."""
+    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or dim <= 0:
+        return 1, 1  # the base class explains a bad dim
+    dim = int(dim)
+    if segments is not None:
+        segments = _positive_int(segments, "segments")
+    if segment_length is not None:
+        segment_length = _positive_int(segment_length, "segment_length")
+    if segments is not None and segment_length is not None:
+        if segments * segment_length != dim:
+            raise ValueError(
+                f"segments * segment_length must equal dim: {segments} * {segment_length} != {dim}"
+            )
+        return segments, segment_length
+    given, name = (segments, "segments") if segments is not None else (segment_length, "segment_length")
+    if given is not None:
+        if dim % given:
+            raise ValueError(
+                f"BSDC-SEG dim {dim} is not divisible by {name}={given}; dim must be segments * "
+                f"segment_length (e.g. dim={given * max(1, round(dim / given))})"
+            )
+        return (given, dim // given) if name == "segments" else (dim // given, given)
+    root = math.sqrt(dim)
+    divisors = [d for d in range(1, math.isqrt(dim) + 1) if dim % d == 0]
+    candidates = sorted({*divisors, *(dim // d for d in divisors)}, key=lambda d: (abs(d - root), -d))
+    length = candidates[0]
+    if not root / 2 <= length <= 2 * root:
+        near = math.isqrt(dim)
+        raise ValueError(
+            f"BSDC-SEG dim {dim} has no divisor near sqrt(dim) = {root:.1f} to serve as the segment "
+            f"length; choose dim = segments * segment_length (e.g. {near * near} = {near} x {near}, "
+            f"or {near * (near + 1)} = {near + 1} x {near}), or pass segments= or segment_length="
+        )
+    return dim // length, length
