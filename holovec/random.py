@@ -169,8 +169,9 @@ def random_bits(backend: Backend, seed: int, n_rows: int, dim: int, **address: A
 
 def random_signs(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, **address: Any) -> Any:
     """Bipolar values: +1 where the bit of :func:`random_bits` is 0, -1 where it is 1."""
-    bits = backend.xp.astype(random_bits(backend, seed, n_rows, dim, **address), dtype)
-    return 1 - 2 * bits
+    xp = backend.xp
+    bits = xp.astype(random_bits(backend, seed, n_rows, dim, **address), backend.dtype("int8"))
+    return xp.astype(1 - 2 * bits, dtype)  # +-1 in int8 first: one narrow pass, then one cast
 
 
 def _uniform_24(backend: Backend, words: Any, dtype: Any) -> Any:

@@ -429,9 +429,13 @@ def test_bundle_single_vector(model):
         model.bundle(model.random(seed=1))
 
 
-def test_bundle_mixed_shapes(model):
-    with clear_error(ValueError, all_of("shape", rf"\(3, {D}\)", rf"\({D},\)")):
-        model.bundle([model.random(seed=1), model.random(3, seed=2)])
+def test_bundle_broadcasts_mixed_batch_shapes(model):
+    # not an error: like every op, bundle broadcasts over leading batch axes
+    v, batch = model.random(seed=1), model.random(3, seed=2)
+    expected = model.bundle([model.xp.broadcast_to(v, batch.shape), batch])
+    got = model.bundle([v, batch])
+    assert got.shape == batch.shape
+    assert bool(model.xp.all(got == expected))
 
 
 def test_bundle_mixed_batch_shapes(model):

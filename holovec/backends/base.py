@@ -98,6 +98,14 @@ class Backend(ABC):
     def complex(self, real: Any, imag: Any) -> Any:
         """The complex array ``real + 1j * imag`` (the array API has no constructor)."""
 
+    def unit_phasor(self, phases: Any) -> Any:
+        """``exp(1j * phases)`` for real phases."""
+        return self.complex(self.xp.cos(phases), self.xp.sin(phases))
+
+    def count_nonzero(self, x: Any) -> Any:
+        """Number of nonzero elements along the last axis."""
+        return self.xp.count_nonzero(x, axis=-1)
+
     def real_view(self, x: Any) -> Any:
         """A complex array ``(..., n)`` as a real one ``(..., 2n)`` (re and im of each element),
         without a copy where the framework allows."""
@@ -217,11 +225,8 @@ class Backend(ABC):
 
     def unpack_bits(self, words: Any, n_bits: int) -> Any:
         """Bits of 32-bit words, least significant first, as uint8 0/1 of last axis ``n_bits``."""
-        xp = self.xp
-        shifts = xp.arange(32, dtype=words.dtype, device=self.device)
-        bits = (words[..., None] >> shifts) & 1
-        bits = xp.reshape(bits, (*words.shape[:-1], words.shape[-1] * 32))
-        return xp.astype(bits[..., :n_bits], self.dtype("uint8"))
+        # through bytes: 8-way uint8 temporaries instead of 32-way word-sized ones
+        return self.unpack_bytes(self.words_to_bytes(words), n_bits)
 
     def register_static(self, cls: type) -> None:
         """Let instances of ``cls`` pass through the framework's tracing as static values

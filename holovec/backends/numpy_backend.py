@@ -67,6 +67,15 @@ class NumpyBackend(Backend):
         out.imag = imag
         return out
 
+    def unit_phasor(self, phases: Any) -> Any:
+        out = np.empty(phases.shape, dtype=np.result_type(phases, 1j))
+        np.cos(phases, out=out.real)
+        np.sin(phases, out=out.imag)
+        return out
+
+    def count_nonzero(self, x: Any) -> Any:
+        return np.count_nonzero(x, axis=-1)
+
     def real_view(self, x: Any) -> Any:
         return np.ascontiguousarray(x).view(x.real.dtype)
 

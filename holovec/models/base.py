@@ -160,6 +160,17 @@ class VSAModel(ABC):
         return x
 
     def _check_pair(self, a: Any, b: Any, names: tuple[str, str] = ("a", "b")) -> None:
+        array_type, dtype = self._backend.array_type, self._dtype
+        if (  # the common case in one expression: single-call latency matters
+            isinstance(a, array_type)
+            and isinstance(b, array_type)
+            and a.dtype == dtype
+            and b.dtype == dtype
+            and a.shape == b.shape
+            and a.ndim
+            and a.shape[-1] == self.vector_length
+        ):
+            return
         self._check(a, names[0])
         self._check(b, names[1])
         if a.shape != b.shape:
@@ -179,8 +190,14 @@ class VSAModel(ABC):
             for i, v in enumerate(vectors):  # before stacking, which would promote dtypes
                 self._check(v, f"vectors[{i}]")
             shapes = {tuple(v.shape) for v in vectors}
-            if len(shapes) > 1:
-                raise ValueError(f"vectors to bundle must all have one shape, got shapes {sorted(shapes)}")
+            if len(shapes) > 1:  # items broadcast over batch axes like every other op
+                try:
+                    shape = np.broadcast_shapes(*shapes)
+                except ValueError:
+                    raise ValueError(
+                        f"vectors to bundle must have broadcastable shapes, got shapes {sorted(shapes)}"
+                    ) from None
+                vectors = [self.xp.broadcast_to(v, shape) for v in vectors]
             vectors = self.xp.stack(list(vectors), axis=0)
         self._check(vectors, "vectors")
         if vectors.ndim < 2:
@@ -259,7 +276,8 @@ class VSAModel(ABC):
         self._check(x)
         if isinstance(shift, (bool, np.bool_)) or not isinstance(shift, numbers.Integral):
             raise TypeError(f"shift must be an int, got {type(shift).__name__} {shift!r}")
-        return self._permute(x, int(shift))
+        # modulo dim: equal shifts are one program for jit compilers
+        return self._permute(x, int(shift) % self._dim)
 
     def inverse(self, x: Any) -> Any:
         """The vector that undoes binding with ``x``: ``bind(bind(a, x), inverse(x)) ~ a``."""
@@ -281,7 +299,7 @@ class VSAModel(ABC):
         self._check_pair(a, b)
         out = self._similarity(a, b)
         # NumPy reductions give scalars; the contract is a 0-d array of the backend
-        return out if self._backend.is_array(out) else self.xp.asarray(out)
+        return np.asarray(out) if isinstance(out, np.generic) else out
 
     def similarity_matrix(self, queries: Any, items: Any, *, chunk_size: int | None = None) -> Any:
         """Similarity of every query (shape ``(..., dim)``) with every item (``(n, dim)``):
@@ -344,6 +362,13 @@ class VSAModel(ABC):
     @abstractmethod
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         """``(n_q, dim) x (n_b, dim) -> (n_q, n_b)`` for one chunk of items."""
+
+    @staticmethod
+    def _items_product(queries: Any, items: Any) -> Any:
+        """``queries @ items.T`` as ``(items @ queries.T).T``: only the small query block is
+        transposed (BLAS is much faster with the long item matrix on the left, and eager
+        JAX would copy a transposed item matrix)."""
+        return (items @ queries.mT).mT
 
     def _permute(self, x: Any, shift: int) -> Any:
         """Cyclic shift of the ``dim`` elements (override where storage is not one element per slot)."""

@@ -39,7 +39,7 @@ class FHRR(VSAModel):
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         phases = random_phases(self.backend, seed, n_rows, self.dim, self.real_dtype, stream=stream, purpose=purpose)
-        return self.backend.complex(self.xp.cos(phases), self.xp.sin(phases))
+        return self.backend.unit_phasor(phases)
 
     def _bind(self, a: Any, b: Any) -> Any:
         return a * b
@@ -72,4 +72,4 @@ class FHRR(VSAModel):
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # Re(q . conj(b)) = q_re . b_re + q_im . b_im: one real product of twice the width
         q, b = self.backend.real_view(queries), self.backend.real_view(items)
-        return (q @ b.mT) / self.dim
+        return self._items_product(q, b) / self.dim

@@ -78,7 +78,7 @@ class MAP(VSAModel):
         acc = self._accumulate_dtype
         if acc != self.dtype:
             queries, items = self.xp.astype(queries, acc), self.xp.astype(items, acc)
-        return (queries @ items.mT) / self.dim
+        return self._items_product(queries, items) / self.dim
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         return 0 if self._accumulate_dtype == self.dtype else 4 * self.dim
