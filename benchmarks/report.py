@@ -1,0 +1,140 @@
+"""The results as a plain-text or Markdown table, and as JSON."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from .cases import Result, Settings
+
+#: a row is flagged when holovec takes more than this many times the baseline's time
+FLAG_RATIO = 1.5
+#: ... or, for a single call on two vectors (fixed Python overhead), this many times
+FLAG_RATIO_LATENCY = 3.0
+COLUMNS = ("model", "operation", "holovec", "baseline", "holovec/baseline", "torchhd")
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    units = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
+    unit, scale = next(((u, f) for u, f in units if seconds >= f), units[-1])
+    value = seconds / scale
+    return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
+
+
+def is_flagged(result: Result) -> bool:
+    ratio = result.ratio
+    limit = FLAG_RATIO_LATENCY if result.latency else FLAG_RATIO
+    return ratio is not None and ratio > limit
+
+
+def _cells(result: Result) -> list[str]:
+    def time(side: str) -> str:
+        timing = result.times.get(side)
+        return format_seconds(None if timing is None else timing.best)
+
+    ratio = result.ratio
+    ratio_text = "-" if ratio is None else f"{ratio:.2f}x" + (" !" if is_flagged(result) else "")
+    return [result.model, result.label, time("holovec"), time("baseline"), ratio_text, time("torchhd")]
+
+
+def _by_backend(results: Iterable[Result]) -> dict[str, list[Result]]:
+    groups: dict[str, list[Result]] = {}
+    for r in results:
+        groups.setdefault(r.backend, []).append(r)
+    return groups
+
+
+def _settings_line(settings: Settings, backends: list[str]) -> str:
+    return (
+        f"holovec benchmarks: D={settings.sizes.dim:,}, backend {', '.join(backends)}; time per call, "
+        f"the minimum over up to {settings.repeat} samples after one warm-up call"
+    )
+
+
+def _footer(results: list[Result], torchhd_note: str | None) -> list[str]:
+    lines = [
+        f"!: holovec takes more than {FLAG_RATIO}x the baseline's time "
+        f"({FLAG_RATIO_LATENCY}x for the single-call latency rows)"
+    ]
+    if torchhd_note:
+        lines.append(f"torchhd: {torchhd_note}")
+    for r in results:
+        for note in r.notes:
+            lines.append(f"check {r.backend} {r.model} {r.operation}: {note}")
+    return lines
+
+
+def _line(row: list[str], widths: list[int]) -> str:
+    """Text columns (model, operation) align left; times and ratios right."""
+    cells = (c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+    return "  ".join(cells)
+
+
+def render_text(
+    results: list[Result], settings: Settings, header: list[str], torchhd_note: str | None
+) -> str:
+    groups = _by_backend(results)
+    lines = [_settings_line(settings, list(groups)), *header]
+    for backend, rows in groups.items():
+        table = [list(COLUMNS), *(_cells(r) for r in rows)]
+        widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+        lines += ["", f"backend: {backend}", _line(table[0], widths), "  ".join("-" * w for w in widths)]
+        previous_model = None
+        for row in table[1:]:
+            shown = row if row[0] != previous_model else ["", *row[1:]]
+            previous_model = row[0]
+            lines.append(_line(shown, widths).rstrip())
+    lines += ["", *_footer(results, torchhd_note)]
+    return "\n".join(lines)
+
+
+def render_markdown(
+    results: list[Result], settings: Settings, header: list[str], torchhd_note: str | None
+) -> str:
+    groups = _by_backend(results)
+    lines = [_settings_line(settings, list(groups)), "", *(f"- {h}" for h in header)]
+    for backend, rows in groups.items():
+        lines += ["", f"**backend: {backend}**", ""]
+        lines.append("| " + " | ".join(COLUMNS) + " |")
+        lines.append("|" + "|".join([":---", ":---", "---:", "---:", "---:", "---:"]) + "|")
+        for r in rows:
+            lines.append("| " + " | ".join(_cells(r)) + " |")
+    lines += ["", *(f"{line}  " for line in _footer(results, torchhd_note))]
+    return "\n".join(lines)
+
+
+def to_json(
+    results: list[Result], settings: Settings, machine: dict[str, Any], torchhd_note: str | None
+) -> dict:
+    return {
+        "format": 1,
+        "settings": {
+            "sizes": asdict(settings.sizes),
+            "repeat": settings.repeat,
+            "budget_s": settings.budget_s,
+            "statistic": "min over samples, seconds per call (median also given)",
+        },
+        "machine": machine,
+        "torchhd_note": torchhd_note,
+        "rows": [
+            {
+                "backend": r.backend,
+                "model": r.model,
+                "operation": r.operation,
+                "label": r.label,
+                "latency": r.latency,
+                "ratio": r.ratio,
+                "flagged": is_flagged(r),
+                "notes": r.notes,
+                **{
+                    side: None if t is None else asdict(t)
+                    for side, t in ((s, r.times.get(s)) for s in ("holovec", "baseline", "torchhd"))
+                },
+            }
+            for r in results
+        ],
+    }
