@@ -1,0 +1,86 @@
+"""The backend layer's own hooks, the same on every framework."""
+
+import numpy as np
+import pytest
+
+from holovec import get_backend
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.fixture
+def be(backend):
+    return get_backend(backend, device="cpu")
+
+
+def test_numpy_round_trip(be):
+    x = RNG.standard_normal((3, 5)).astype(np.float32)
+    y = be.from_numpy(x)
+    assert be.is_array(y)
+    np.testing.assert_array_equal(be.to_numpy(y), x)
+
+
+def test_fft_round_trip(be):
+    x = RNG.standard_normal((2, 16)).astype(np.complex64)
+    y = be.ifft(be.fft(be.from_numpy(x)))
+    np.testing.assert_allclose(be.to_numpy(y), x, atol=1e-5)
+    np.testing.assert_allclose(be.to_numpy(be.fft(be.from_numpy(x))), np.fft.fft(x), rtol=1e-4, atol=1e-4)
+
+
+def test_popcount_and_count_bits(be):
+    x = RNG.integers(0, 256, (4, 24), dtype=np.uint8)
+    np.testing.assert_array_equal(be.to_numpy(be.popcount(be.from_numpy(x))), np.bitwise_count(x))
+    np.testing.assert_array_equal(be.to_numpy(be.count_bits(be.from_numpy(x))), np.bitwise_count(x).sum(-1))
+
+
+def test_bit_packing_round_trip(be):
+    bits = RNG.integers(0, 2, (3, 21), dtype=np.uint8)
+    packed = be.pack_bits(be.from_numpy(bits), 8)
+    np.testing.assert_array_equal(be.to_numpy(packed), np.pad(np.packbits(bits, -1, bitorder="little"), [(0, 0), (0, 5)]))
+    np.testing.assert_array_equal(be.to_numpy(be.unpack_bytes(packed, 21)), bits)
+
+
+def test_words_to_bytes_is_little_endian(be):
+    words = np.array([[0x04030201, 0xA0B0C0D0]], dtype=np.uint32)
+    out = be.to_numpy(be.words_to_bytes(be.asarray(words, dtype=be.word_dtype_name)))
+    np.testing.assert_array_equal(out, words.view(np.uint8))
+    bits = be.to_numpy(be.unpack_bits(be.asarray(words, dtype=be.word_dtype_name), 40))
+    np.testing.assert_array_equal(bits, np.unpackbits(words.view(np.uint8), bitorder="little")[None, :40])
+
+
+def test_real_view_and_unit_phasor(be):
+    z = (RNG.standard_normal((2, 6)) + 1j * RNG.standard_normal((2, 6))).astype(np.complex64)
+    real = be.to_numpy(be.real_view(be.from_numpy(z)))
+    assert real.shape == (2, 12)
+    # any layout works for dot products: what matters is Re(<a, conj(b)>) = real(a) . real(b)
+    np.testing.assert_allclose(real @ real.T, np.real(z @ z.conj().T), rtol=1e-5)
+    phases = np.linspace(-np.pi, np.pi, 9, dtype=np.float32)
+    np.testing.assert_allclose(be.to_numpy(be.unit_phasor(be.from_numpy(phases))), np.exp(1j * phases), atol=1e-6)
+
+
+def test_jit_hook_computes_the_same(be):
+    def f(x):
+        return x * 2 + 1
+
+    x = be.from_numpy(np.arange(6, dtype=np.float32))
+    fn = be.jit(f) if be.name != "torch" else f  # torch.compile is exercised in test_jit.py
+    np.testing.assert_array_equal(be.to_numpy(fn(x)), np.arange(6) * 2 + 1)
+
+
+def test_dlpack_conversion_from_other_frameworks(be, backend):
+    import importlib.util
+
+    x = np.arange(8, dtype=np.float32)
+    for other in ("numpy", "torch", "jax"):
+        if importlib.util.find_spec(other) is None:
+            continue
+        source = get_backend(other, device="cpu").from_numpy(x)
+        y = be.asarray(source)
+        assert be.is_array(y)
+        np.testing.assert_array_equal(be.to_numpy(y), x)
+
+
+def test_equality_and_repr(be, backend):
+    assert be == get_backend(backend, device="cpu")
+    assert backend in repr(be).lower() or be.name in repr(be).lower()
+    assert hash(be) == hash(get_backend(backend, device="cpu"))
