@@ -68,7 +68,9 @@ class GHRR(CosineSimilarity, VSAModel):
 
     def __init__(self, dim: int, backend: Any = None, *, m: int = 2, **kwargs: Any) -> None:
         if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)):
-            raise TypeError(f"GHRR option m (the block size) must be a positive int, got {type(m).__name__} {m!r}")
+            raise TypeError(
+                f"GHRR option m (the block size) must be a positive int, got {type(m).__name__} {m!r}"
+            )
         if m < 1:
             raise ValueError(f"GHRR option m (the block size) must be a positive int, got {m}")
         m = int(m)
@@ -106,21 +108,12 @@ class GHRR(CosineSimilarity, VSAModel):
         xp, m, real = self.xp, self.m, self.real_dtype
         words = random_words(self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose)
         words = xp.reshape(words, (n_rows, self.blocks, m * m))
-        # 24 random bits per number, exact in float32: k / 2**24 is uniform on [0, 1),
-        # (k - 2**23) * 2pi / 2**24 uniform on [-pi, pi) (the same phases as FHRR's)
+        # 24 random bits per number, exact in float32: (k + 1) / 2**24 is uniform on (0, 1]
+        # (no log(0)), (k - 2**23) * 2pi / 2**24 uniform on [-pi, pi) (number 0 gives
+        # FHRR's phases)
         k = xp.astype(words >> 8, real)
-        columns = iter(range(m * m))
-
-        def uniform() -> Any:
-            return k[..., next(columns)] * 2.0**-24
-
-        def phasor() -> Any:
-            angle = (k[..., next(columns)] - 2.0**23) * (2 * math.pi / 2**24)
-            return self.backend.complex(xp.cos(angle), xp.sin(angle))
-
-        global_phase = phasor()
-        zero = xp.zeros_like(global_phase)
-        u = [[global_phase if r == c else zero for c in range(m)] for r in range(m)]
+        angle = (k - 2.0**23) * (2 * math.pi / 2**24)
+        phasor = self.backend.complex(xp.cos(angle), xp.sin(angle))
         # U = e^{i alpha} E(1) E(2) ... E(m-1) with E(s) = R(s-1, s) R(s-2, s) ... R(0, s)
         # (0-based), R(r, s) the complex Givens rotation of columns r and s:
         #   R[r, r] = cos(phi) e^{i psi}, R[r, s] = sin(phi) e^{i chi},
@@ -128,25 +121,31 @@ class GHRR(CosineSimilarity, VSAModel):
         # chi nonzero only in R(0, s), and cos(phi)**2 = xi ** (1 / (r + 1)) with xi uniform
         # (so sin(phi)**2 ~ Beta(1, r + 1): the last row of each E(s) is uniform on the
         # sphere, which makes U Haar by induction on s; the tests check Haar moments).
+        # Numbers of a block: alpha, then per s: chi, then per r: psi and xi.
+        plan, exponent, i = [], [1.0] * (m * m), 1
         for s in range(1, m):
-            chi = phasor()
+            chi, i = i, i + 1
             for r in range(s - 1, -1, -1):
-                psi = phasor()
-                xi = uniform()
-                if r == 0:  # 1 - xi is exact: both square roots correctly rounded
-                    cos2, sin2 = xi, 1 - xi
-                else:  # cos2 = xi ** (1 / (r + 1)); sin2 = 1 - cos2 without cancellation
-                    log_cos2 = xp.log(xi) * (1.0 / (r + 1))
-                    cos2, sin2 = xp.exp(log_cos2), -xp.expm1(log_cos2)
-                cos_phi, sin_phi = xp.sqrt(cos2), xp.sqrt(sin2)
-                e_rr, e_ss = psi * cos_phi, xp.conj(psi) * cos_phi
-                # chi only on the last rotation of each E(s), i.e. R(0, s)
-                e_rs = (chi if r == 0 else 1) * sin_phi
-                e_sr = -xp.conj(e_rs) if r == 0 else -sin_phi
-                for row in u:
-                    row[r], row[s] = row[r] * e_rr + row[s] * e_sr, row[r] * e_rs + row[s] * e_ss
-        blocks = xp.stack([xp.stack(row, axis=-1) for row in u], axis=-2)
-        return xp.astype(self._flat(blocks), self.dtype)
+                plan.append((r, s, chi if r == 0 else None, i, i + 1))
+                exponent[i + 1] = 1.0 / (r + 1)
+                i += 2
+        if m > 1:  # cos2 = xi ** (1 / (r + 1)), sin2 = 1 - cos2 without cancellation
+            log_xi = xp.log((k + 1.0) * 2.0**-24)
+            log_cos2 = log_xi * xp.asarray(exponent, dtype=real, device=self.device)
+            cos_phi, sin_phi = xp.exp(0.5 * log_cos2), xp.sqrt(-xp.expm1(log_cos2))
+        alpha = phasor[..., 0:1]
+        eye = xp.eye(m, dtype=self.dtype, device=self.device)
+        columns = [alpha * eye[c] for c in range(m)]  # column c of U, shape (n, D, m)
+        for r, s, chi, psi, xi in plan:
+            cos_, sin_ = cos_phi[..., xi : xi + 1], sin_phi[..., xi : xi + 1]
+            e_rr = phasor[..., psi : psi + 1] * cos_
+            e_ss = xp.conj(e_rr)
+            e_rs = sin_ if chi is None else phasor[..., chi : chi + 1] * sin_
+            e_sr = -(e_rs if chi is None else xp.conj(e_rs))
+            col_r, col_s = columns[r], columns[s]
+            columns[r] = col_r * e_rr + col_s * e_sr
+            columns[s] = col_r * e_rs + col_s * e_ss
+        return xp.astype(xp.reshape(xp.stack(columns, axis=-1), (n_rows, self.dim)), self.dtype)
 
     # -- the algebra ------------------------------------------------------------------------
     def _bind(self, a: Any, b: Any) -> Any:
@@ -160,6 +159,12 @@ class GHRR(CosineSimilarity, VSAModel):
 
     def _inverse(self, x: Any) -> Any:
         return self._flat(self._conj_t(self._matrices(x)))
+
+    def _permute(self, x: Any, shift: int) -> Any:
+        """Cyclic shift of the ``D`` blocks (each block kept whole, so still unitary)."""
+        xp, block = self.xp, self.m * self.m
+        blocks = xp.reshape(x, (*x.shape[:-1], self.blocks, block))
+        return xp.reshape(xp.roll(blocks, shift, axis=-2), x.shape)
 
     def _identity(self) -> Any:
         xp = self.xp

@@ -34,7 +34,8 @@ class HRR(CosineSimilarity, VSAModel):
       as one item each. The scale does not change any similarity.
     - similarity is the cosine, in [-1, 1]; a zero vector has similarity 0.
     - normalize scales to unit norm (unitary models: projects onto the unitary vectors,
-      each Fourier coefficient divided by its magnitude).
+      each Fourier coefficient divided by its magnitude; a coefficient that is zero up to
+      rounding is a tie and takes the tie-break vector's coefficient).
 
     Examples
     --------
@@ -60,7 +61,9 @@ class HRR(CosineSimilarity, VSAModel):
 
     def __init__(self, dim: int, backend: Any = None, *, unitary: bool = False, **kwargs: Any) -> None:
         if not isinstance(unitary, bool):
-            raise TypeError(f"HRR option unitary must be True or False, got {type(unitary).__name__} {unitary!r}")
+            raise TypeError(
+                f"HRR option unitary must be True or False, got {type(unitary).__name__} {unitary!r}"
+            )
         self.unitary = unitary
         self.is_exact_inverse = unitary  # an instance attribute: it depends on the option
         super().__init__(dim, backend, **kwargs)
@@ -72,7 +75,9 @@ class HRR(CosineSimilarity, VSAModel):
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         xp, dim = self.xp, self.dim
         if not self.unitary:
-            normal = random_normal(self.backend, seed, n_rows, dim, self.dtype, stream=stream, purpose=purpose)
+            normal = random_normal(
+                self.backend, seed, n_rows, dim, self.dtype, stream=stream, purpose=purpose
+            )
             return normal * (1.0 / math.sqrt(dim))
         # unit-magnitude spectrum: a random phase per frequency 0 .. dim // 2; the zero
         # (and for even dim the Nyquist) frequency must be real, so it is +1 or -1 by the
@@ -109,9 +114,15 @@ class HRR(CosineSimilarity, VSAModel):
     def _normalize(self, x: Any) -> Any:
         if not self.unitary:
             return unit_norm(self.xp, x)
+        # Each Fourier coefficient divided by its magnitude. A coefficient that is zero up
+        # to the FFT's rounding is a tie (common: the zero and Nyquist terms of unitary
+        # vectors are +1 or -1, so an even number of them can cancel); it takes the
+        # tie-break vector's coefficient, so every backend gives the same vector.
         xp, fft = self.xp, self.backend
         spectrum = fft.rfft(x)
         magnitude = xp.abs(spectrum)
-        nonzero = magnitude > 0
-        unit = xp.where(nonzero, spectrum / xp.where(nonzero, magnitude, 1), 1)
+        rms = xp.sqrt(xp.mean(magnitude * magnitude, axis=-1, keepdims=True))
+        eps = 2.0**-52 if self.dtype_name == "float64" else 2.0**-23
+        tie = magnitude <= (16 * eps * math.sqrt(self.dim)) * rms
+        unit = xp.where(tie, fft.rfft(self._tiebreak), spectrum / xp.where(tie, 1, magnitude))
         return fft.irfft(unit, self.dim)

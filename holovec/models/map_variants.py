@@ -43,7 +43,9 @@ class MAPC(CosineSimilarity, MAP):
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         # drawn in float32 (or float64): 24-bit uniforms are exact there, not in 16 bits
         wide = self.dtype if self.dtype_name == "float64" else self.backend.dtype("float32")
-        u = random_uniform(self.backend, seed, n_rows, self.dim, wide, -1.0, 1.0, stream=stream, purpose=purpose)
+        u = random_uniform(
+            self.backend, seed, n_rows, self.dim, wide, -1.0, 1.0, stream=stream, purpose=purpose
+        )
         return self.xp.astype(u, self.dtype)
 
     def _bundle(self, stacked: Any) -> Any:

@@ -72,7 +72,9 @@ class VTB(CosineSimilarity, VSAModel):
         return self.xp.reshape(x, (*x.shape[:-2], self.dim))
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
-        normal = random_normal(self.backend, seed, n_rows, self.dim, self.dtype, stream=stream, purpose=purpose)
+        normal = random_normal(
+            self.backend, seed, n_rows, self.dim, self.dtype, stream=stream, purpose=purpose
+        )
         return normal * (1.0 / math.sqrt(self.dim))
 
     def _bind(self, a: Any, b: Any) -> Any:
