@@ -63,6 +63,12 @@ class Backend(ABC):
     #: the dtype that holds 32-bit random words (uint32, or int64 where the
     #: framework lacks uint32 arithmetic)
     word_dtype_name: str = "uint32"
+    #: whether multi-op model kernels run faster wrapped in :meth:`jit` (JAX compiles
+    #: every eager op for each new shape; a compiled kernel is one program)
+    jit_kernels: bool = False
+    #: whether a gather over a codebook beats a dense matrix product (measured: NumPy on
+    #: the CPU yes; torch and JAX no, and a GPU prefers the product)
+    gather_beats_matmul: bool = False
 
     def __init__(self, device: Any = None) -> None:
         self.device = self._resolve_device(device)

@@ -19,6 +19,7 @@ class JaxBackend(Backend):
     """JAX arrays on a CPU, GPU or TPU device (32-bit types unless x64 is enabled)."""
 
     name = "jax"
+    jit_kernels = True
 
     def _namespace(self) -> Any:
         return jnp  # jax.numpy follows the array API standard itself

@@ -29,6 +29,7 @@ class NumpyBackend(Backend):
     """NumPy arrays on the host CPU."""
 
     name = "numpy"
+    gather_beats_matmul = True
 
     def _namespace(self) -> Any:
         return np_xp
