@@ -22,9 +22,9 @@ def main(model_name: str = "FHRR", backend: str = "numpy", dim: int = 10_000) ->
 
     roles = ["name", "capital", "currency"]
     fillers = ["USA", "Washington", "Dollar", "Mexico", "Mexico City", "Peso"]
-    role_vectors = dict(zip(roles, model.random(len(roles), seed=1)))
+    role_vectors = dict(zip(roles, model.random(len(roles), seed=1), strict=True))
     filler_codebook = model.random(len(fillers), seed=2)  # one row per filler
-    filler = dict(zip(fillers, filler_codebook))
+    filler = dict(zip(fillers, filler_codebook, strict=True))
 
     def record(**fields: str):
         return model.bundle([model.bind(role_vectors[r], filler[f]) for r, f in fields.items()])

@@ -13,4 +13,4 @@ from .vsa import VSA
 
 __version__ = "0.1.0"
 
-__all__ = ["VSA", "Backend", "VSAModel", "available_backends", "get_backend", "__version__"]
+__all__ = ["VSA", "Backend", "VSAModel", "__version__", "available_backends", "get_backend"]

@@ -113,7 +113,9 @@ def philox4x64_generic(backend: Backend, counter: list[tuple[Any, Any]], key: in
     return counter
 
 
-def _philox_words_generic(backend: Backend, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+def _philox_words_generic(
+    backend: Backend, key: int, counter_start: tuple[int, int, int], n_blocks: int
+) -> Any:
     """The same words as ``numpy_philox_words``, computed with the backend's own arrays."""
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
@@ -197,7 +199,14 @@ def random_phases(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any
 
 
 def random_uniform(
-    backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, low: float = 0.0, high: float = 1.0, **address: Any
+    backend: Backend,
+    seed: int,
+    n_rows: int,
+    dim: int,
+    dtype: Any,
+    low: float = 0.0,
+    high: float = 1.0,
+    **address: Any,
 ) -> Any:
     """Uniform on [low, high), from 24 random bits per value."""
     u = _uniform_24(backend, random_words(backend, seed, n_rows, dim, **address), dtype) * 2.0**-24

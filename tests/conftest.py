@@ -16,7 +16,9 @@ CORE_MODELS = ["FHRR", "MAP", "BSC"]
 
 def backend_param(name: str):
     installed = importlib.util.find_spec(name) is not None
-    return pytest.param(name, id=name, marks=() if installed else pytest.mark.skip(reason=f"{name} not installed"))
+    return pytest.param(
+        name, id=name, marks=() if installed else pytest.mark.skip(reason=f"{name} not installed")
+    )
 
 
 @pytest.fixture(params=[backend_param(b) for b in BACKENDS])

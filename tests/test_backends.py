@@ -36,7 +36,9 @@ def test_popcount_and_count_bits(be):
 def test_bit_packing_round_trip(be):
     bits = RNG.integers(0, 2, (3, 21), dtype=np.uint8)
     packed = be.pack_bits(be.from_numpy(bits), 8)
-    np.testing.assert_array_equal(be.to_numpy(packed), np.pad(np.packbits(bits, -1, bitorder="little"), [(0, 0), (0, 5)]))
+    np.testing.assert_array_equal(
+        be.to_numpy(packed), np.pad(np.packbits(bits, -1, bitorder="little"), [(0, 0), (0, 5)])
+    )
     np.testing.assert_array_equal(be.to_numpy(be.unpack_bytes(packed, 21)), bits)
 
 
@@ -55,7 +57,9 @@ def test_real_view_and_unit_phasor(be):
     # any layout works for dot products: what matters is Re(<a, conj(b)>) = real(a) . real(b)
     np.testing.assert_allclose(real @ real.T, np.real(z @ z.conj().T), rtol=1e-5)
     phases = np.linspace(-np.pi, np.pi, 9, dtype=np.float32)
-    np.testing.assert_allclose(be.to_numpy(be.unit_phasor(be.from_numpy(phases))), np.exp(1j * phases), atol=1e-6)
+    np.testing.assert_allclose(
+        be.to_numpy(be.unit_phasor(be.from_numpy(phases))), np.exp(1j * phases), atol=1e-6
+    )
 
 
 def test_jit_hook_computes_the_same(be):

@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+from conftest import to_numpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import to_numpy
 
 DIMS = [1000, 77]  # a multiple of 64 bits is not required; padding bits stay zero
 
@@ -58,10 +57,14 @@ def test_similarities_equal_unpacked(pair):
     packed, unpacked = pair
     a, au = packed.random(12, seed=1), unpacked.random(12, seed=1)
     np.testing.assert_allclose(
-        to_numpy(packed, packed.similarity_matrix(a, a)), to_numpy(unpacked, unpacked.similarity_matrix(au, au)), atol=1e-6
+        to_numpy(packed, packed.similarity_matrix(a, a)),
+        to_numpy(unpacked, unpacked.similarity_matrix(au, au)),
+        atol=1e-6,
     )
     np.testing.assert_allclose(
-        to_numpy(packed, packed.similarity(a, a[3])), to_numpy(unpacked, unpacked.similarity(au, au[3])), atol=1e-6
+        to_numpy(packed, packed.similarity(a, a[3])),
+        to_numpy(unpacked, unpacked.similarity(au, au[3])),
+        atol=1e-6,
     )
     # chunk boundaries do not change the result
     np.testing.assert_allclose(

@@ -1,7 +1,6 @@
 """The public API of DESIGN.md, end to end, on every backend and model."""
 
 import numpy as np
-
 from conftest import to_numpy
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from .base import DTYPE_KINDS, Backend, dtype_name
 
 __all__ = [
-    "Backend",
     "DTYPE_KINDS",
+    "Backend",
     "available_backends",
     "dtype_name",
     "get_backend",
@@ -54,8 +54,7 @@ def resolve_backend_name(name: str | None) -> str:
     if key not in _BACKENDS:
         where = f" (from {source})" if source else ""
         raise ValueError(
-            f"unknown backend {name!r}{where}; expected one of "
-            f"{', '.join([*_BACKENDS, 'pytorch', 'auto'])}"
+            f"unknown backend {name!r}{where}; expected one of {', '.join([*_BACKENDS, 'pytorch', 'auto'])}"
         )
     return key
 

@@ -10,7 +10,8 @@ Backends know nothing about VSA models.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -41,9 +42,7 @@ def dtype_name(dtype: Any) -> str:
         except TypeError:
             pass
     if name not in DTYPE_KINDS:
-        raise TypeError(
-            f"unknown dtype {dtype!r}; expected one of {', '.join(sorted(DTYPE_KINDS))}"
-        )
+        raise TypeError(f"unknown dtype {dtype!r}; expected one of {', '.join(sorted(DTYPE_KINDS))}")
     return name
 
 
@@ -195,7 +194,7 @@ class Backend(ABC):
     def _from_foreign(self, x: Any) -> Any:
         try:
             return self.xp.from_dlpack(x)
-        except Exception:  # noqa: BLE001 - DLPack is best effort; NumPy always works
+        except Exception:
             return self.from_numpy(np.asarray(x))
 
     def mul_lohi_32(self, x: Any, m: int) -> tuple[Any, Any]:
@@ -219,9 +218,7 @@ class Backend(ABC):
             return x
         return x & 0xFFFFFFFF
 
-    def philox_words(
-        self, key: int, counter_start: tuple[int, int, int], n_blocks: int
-    ) -> Any | None:
+    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any | None:
         """Philox-4x64-10 words from a fast native generator, or ``None`` for the generic path.
 
         Backends whose device is the host CPU return NumPy's C implementation
@@ -234,7 +231,7 @@ class Backend(ABC):
         # through bytes: 8-way uint8 temporaries instead of 32-way word-sized ones
         return self.unpack_bytes(self.words_to_bytes(words), n_bits)
 
-    def register_static(self, cls: type) -> None:
+    def register_static(self, cls: type) -> None:  # noqa: B027 - a no-op unless overridden
         """Let instances of ``cls`` pass through the framework's tracing as static values
         (e.g. a model given as an argument to ``jax.jit``). A no-op by default."""
 
@@ -285,7 +282,7 @@ class Backend(ABC):
         """
         return self.xp.sum(self.popcount(x), axis=-1, dtype=self.dtype("int32"))
 
-    def synchronize(self) -> None:
+    def synchronize(self) -> None:  # noqa: B027 - a no-op unless overridden
         """Wait for queued device work (for timing)."""
 
     def __repr__(self) -> str:
@@ -293,9 +290,7 @@ class Backend(ABC):
 
     def __eq__(self, other: object) -> bool:
         return (
-            isinstance(other, Backend)
-            and other.name == self.name
-            and other.device_name == self.device_name
+            isinstance(other, Backend) and other.name == self.name and other.device_name == self.device_name
         )
 
     def __hash__(self) -> int:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -32,7 +33,9 @@ class JaxBackend(Backend):
         platform, _, index = str(device).partition(":")
         platform = _PLATFORM_ALIASES.get(platform.lower())
         if platform is None or (index and not index.isdigit()):
-            raise ValueError(f"unsupported jax device {device!r}; expected 'cpu', 'gpu[:n]', 'cuda[:n]' or 'tpu[:n]'")
+            raise ValueError(
+                f"unsupported jax device {device!r}; expected 'cpu', 'gpu[:n]', 'cuda[:n]' or 'tpu[:n]'"
+            )
         try:
             devices = jax.devices(platform)
         except RuntimeError:
@@ -42,7 +45,9 @@ class JaxBackend(Backend):
             ) from None
         i = int(index) if index else 0
         if i >= len(devices):
-            raise ValueError(f"device {device!r} asked for, but jax finds only {len(devices)} {platform} device(s)")
+            raise ValueError(
+                f"device {device!r} asked for, but jax finds only {len(devices)} {platform} device(s)"
+            )
         return devices[i]
 
     @property

@@ -13,4 +13,20 @@ from .map_variants import MAPC, MAPI
 from .registry import model_class, model_names, register_model
 from .vtb import VTB
 
-__all__ = ["BSC", "PackedBSC", "FHRR", "MAP", "VSAModel", "HRR", "VTB", "GHRR", "MAPC", "MAPI", "model_class", "model_names", "register_model", "BSDC", "BSDCSEG"]
+__all__ = [
+    "BSC",
+    "BSDC",
+    "BSDCSEG",
+    "FHRR",
+    "GHRR",
+    "HRR",
+    "MAP",
+    "MAPC",
+    "MAPI",
+    "VTB",
+    "PackedBSC",
+    "VSAModel",
+    "model_class",
+    "model_names",
+    "register_model",
+]

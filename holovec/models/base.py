@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -202,8 +203,9 @@ class VSAModel(ABC):
         self._check(vectors, "vectors")
         if vectors.ndim < 2:
             raise ValueError(
-                f"bundle takes a list of vectors or an array of shape (k, ..., {self.vector_length}) with the "
-                f"items on axis 0; got one vector of shape {tuple(vectors.shape)}"
+                "bundle takes a list of vectors or an array of shape "
+                f"(k, ..., {self.vector_length}) with the items on axis 0; "
+                f"got one vector of shape {tuple(vectors.shape)}"
             )
         if vectors.shape[0] == 0:
             raise ValueError("cannot bundle zero vectors; give at least one")
@@ -225,7 +227,10 @@ class VSAModel(ABC):
                 raise lossy
             out = xp.real(out)
         converted = xp.astype(out, self._dtype)
-        into_integers = _kind(self._dtype) in ("bool", "int", "uint") and _kind(out.dtype) in ("float", "complex")
+        into_integers = _kind(self._dtype) in ("bool", "int", "uint") and _kind(out.dtype) in (
+            "float",
+            "complex",
+        )
         if into_integers and not bool(xp.all(xp.astype(converted, out.dtype) == out)):
             raise lossy
         return self._check(converted, "x")

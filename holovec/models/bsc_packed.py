@@ -62,7 +62,9 @@ class PackedBSC(BSC):
 
     # -- the algebra ---------------------------------------------------------------------
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
-        words = random_words(self.backend, seed, n_rows, self.vector_length // 4, stream=stream, purpose=purpose)
+        words = random_words(
+            self.backend, seed, n_rows, self.vector_length // 4, stream=stream, purpose=purpose
+        )
         return self.backend.words_to_bytes(words) & self._valid_bits()
 
     def _identity(self) -> Any:

@@ -38,7 +38,9 @@ class FHRR(VSAModel):
         return self.backend.dtype("float64" if self.dtype_name == "complex128" else "float32")
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
-        phases = random_phases(self.backend, seed, n_rows, self.dim, self.real_dtype, stream=stream, purpose=purpose)
+        phases = random_phases(
+            self.backend, seed, n_rows, self.dim, self.real_dtype, stream=stream, purpose=purpose
+        )
         return self.backend.unit_phasor(phases)
 
     def _bind(self, a: Any, b: Any) -> Any:

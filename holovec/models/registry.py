@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from .base import VSAModel
@@ -36,5 +36,3 @@ def model_names() -> list[str]:
 def models_using_dtype(dtype_name: str) -> list[str]:
     """Names of models whose default vectors have this dtype (for error hints)."""
     return [cls.name for cls in _MODELS.values() if cls.default_dtype == dtype_name]
-
-
