@@ -88,3 +88,31 @@ def test_equality_and_repr(be, backend):
     assert be == get_backend(backend, device="cpu")
     assert backend in repr(be).lower() or be.name in repr(be).lower()
     assert hash(be) == hash(get_backend(backend, device="cpu"))
+
+
+@pytest.mark.parametrize("n_bits", [64, 77, 1000])
+def test_hamming_matrix_equals_xor_popcount(be, n_bits):
+    n_bytes = 8 * -(-n_bits // 64)
+    bits = RNG.integers(0, 2, (9, n_bits), dtype=np.uint8)
+    packed = np.pad(np.packbits(bits, -1, bitorder="little"), [(0, 0), (0, n_bytes - -(-n_bits // 8))])
+    expected = (bits[:4, None, :] != bits[None, :, :]).sum(-1)
+    got = be.hamming_matrix(be.from_numpy(packed[:4]), be.from_numpy(packed), n_bits)
+    np.testing.assert_array_equal(be.to_numpy(got), expected)
+
+
+def test_torch_hamming_falls_back_to_float_products(monkeypatch):
+    torch = pytest.importorskip("torch")
+
+    def unavailable(*args):
+        raise RuntimeError("no int8 kernel")
+
+    monkeypatch.setattr(torch, "_int_mm", unavailable)
+    be = get_backend("torch", device="cpu")
+    bits = RNG.integers(0, 2, (5, 128), dtype=np.uint8)
+    packed = np.packbits(bits, -1, bitorder="little")
+    got = be.hamming_matrix(be.from_numpy(packed), be.from_numpy(packed), 128)
+    np.testing.assert_array_equal(be.to_numpy(got), (bits[:, None] != bits[None]).sum(-1))
+
+
+def test_map_chunks_keeps_order(be):
+    assert be.map_chunks(lambda c: c * c, range(7)) == [c * c for c in range(7)]

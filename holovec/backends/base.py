@@ -235,6 +235,19 @@ class Backend(ABC):
         """Let instances of ``cls`` pass through the framework's tracing as static values
         (e.g. a model given as an argument to ``jax.jit``). A no-op by default."""
 
+    def hamming_matrix(self, queries: Any, items: Any, n_bits: int) -> Any:
+        """Hamming distances ``(n_q, n_i)`` (int32) between bit-packed uint8 vectors
+        ``(n_q, n_bytes)`` and ``(n_i, n_bytes)`` whose first ``n_bits`` bits count."""
+        return self.count_bits(queries[:, None, :] ^ items[None, :, :])
+
+    def hamming_temp_bytes(self, n_queries: int, n_bytes: int, n_bits: int) -> int:
+        """Temporary bytes :meth:`hamming_matrix` needs per item (for chunking)."""
+        return n_queries * n_bytes
+
+    def map_chunks(self, fn: Callable, chunks: Any) -> list:
+        """``[fn(c) for c in chunks]``; backends may run single-threaded kernels in parallel."""
+        return [fn(c) for c in chunks]
+
     def words_to_bytes(self, words: Any) -> Any:
         """32-bit words as uint8 bytes, little-endian: last axis ``n`` -> ``4 * n``."""
         xp = self.xp

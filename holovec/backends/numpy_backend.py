@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import array_api_compat.numpy as np_xp
@@ -23,6 +26,18 @@ def numpy_philox_words(key: int, counter_start: tuple[int, int, int], n_blocks: 
     key_words = np.array([key & (2**64 - 1), key >> 64], dtype=np.uint64)
     generator = np.random.Philox(counter=counter, key=key_words)
     return generator.random_raw(4 * n_blocks).view(np.uint32)
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _thread_pool() -> ThreadPoolExecutor:
+    """One pool for the process, a thread per usable core (made on first use)."""
+    global _POOL
+    if _POOL is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        _POOL = ThreadPoolExecutor(max_workers=cores or 1, thread_name_prefix="holovec")
+    return _POOL
 
 
 class NumpyBackend(Backend):
@@ -109,6 +124,13 @@ class NumpyBackend(Backend):
 
     def unpack_bytes(self, x: Any, n_bits: int) -> Any:
         return np.unpackbits(x, axis=-1, count=n_bits, bitorder="little")
+
+    def map_chunks(self, fn: Callable, chunks: Any) -> list:
+        # NumPy's elementwise kernels run on one core but release the GIL: threads add cores
+        chunks = list(chunks)
+        if len(chunks) < 2:
+            return [fn(c) for c in chunks]
+        return list(_thread_pool().map(fn, chunks))
 
     def popcount(self, x: Any) -> Any:
         return np.bitwise_count(x)

@@ -19,6 +19,11 @@ def _byte_popcount(x: Any) -> Any:
     return table[(x & 15).long()] + table[(x >> 4).long()]
 
 
+def _bipolar_int8(bits: Any) -> Any:
+    """0/1 bits as +1/-1 int8."""
+    return 1 - 2 * bits.to(torch.int8)
+
+
 class TorchBackend(Backend):
     """PyTorch tensors on a CPU, CUDA or MPS device."""
 
@@ -138,6 +143,19 @@ class TorchBackend(Backend):
         total = (byte_sums & 0x00FF00FF00FF00FF) + ((byte_sums >> 8) & 0x00FF00FF00FF00FF)
         total = (total * 0x0001000100010001) >> 48 & 0xFFFF
         return total.sum(-1, dtype=torch.int32)
+
+    def hamming_matrix(self, queries: Any, items: Any, n_bits: int) -> Any:
+        # torch has no popcount, and bitwise popcounts are slow in eager torch; an exact
+        # int8 product of +-1 vectors is fast: hamming = (n_bits - <+-1, +-1>) / 2
+        q, b = (_bipolar_int8(self.unpack_bytes(x, n_bits)) for x in (queries, items))
+        try:
+            dots = torch._int_mm(b, q.T.contiguous()).T  # int32, exact
+        except (AttributeError, RuntimeError):  # no int8 kernel here: float32 is exact too
+            dots = (b.float() @ q.float().T).T.round().to(torch.int32)
+        return (n_bits - dots) // 2
+
+    def hamming_temp_bytes(self, n_queries: int, n_bytes: int, n_bits: int) -> int:
+        return 2 * n_bits  # the uint8 bits and the int8 +-1 values of one item
 
     def synchronize(self) -> None:
         if self.device.type == "cuda":

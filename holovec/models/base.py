@@ -326,11 +326,13 @@ class VSAModel(ABC):
         if chunk_size >= n_items:
             out = self._similarity_matrix(q, items)
         else:
-            parts = [
-                self._similarity_matrix(q, items[start : start + chunk_size])
-                for start in range(0, n_items, chunk_size)
-            ]
-            out = self.xp.concat(parts, axis=-1)
+
+            def chunk(start: int) -> Any:
+                return self._similarity_matrix(q, items[start : start + chunk_size])
+
+            starts = range(0, n_items, chunk_size)
+            mapper = self._backend.map_chunks if self._parallel_chunks else _map_list
+            out = self.xp.concat(mapper(chunk, starts), axis=-1)
         return self.xp.reshape(out, (*batch, n_items))
 
     def _default_chunk(self, n_items: int, n_queries: int) -> int:
@@ -381,10 +383,17 @@ class VSAModel(ABC):
 
     #: temporary memory one similarity_matrix chunk may use
     _chunk_bytes: ClassVar[int] = CHUNK_BYTES
+    #: whether similarity_matrix chunks may run in parallel threads (kernels that use one
+    #: core; matrix products already use them all)
+    _parallel_chunks: ClassVar[bool] = False
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
+
+
+def _map_list(fn: Any, chunks: Any) -> list:
+    return [fn(c) for c in chunks]
 
 
 def _kind(dtype: Any) -> str:

@@ -33,8 +33,9 @@ class PackedBSC(BSC):
     """
 
     packed = True
-    # XOR results of a chunk stay in the CPU's cache
+    # XOR results of a chunk stay in the CPU's cache; chunks run on every core
     _chunk_bytes = 8 * 2**20
+    _parallel_chunks = True
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = True, **kwargs: Any) -> None:
         super().__init__(dim, backend, **kwargs)
@@ -91,11 +92,11 @@ class PackedBSC(BSC):
         return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        hamming = self.backend.count_bits(queries[:, None, :] ^ items[None, :, :])
+        hamming = self.backend.hamming_matrix(queries, items, self.dim)
         return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
-        return n_queries * self.vector_length
+        return self.backend.hamming_temp_bytes(n_queries, self.vector_length, self.dim)
 
 
 def _bit_sliced_count(xp: Any, stacked: Any) -> list[Any]:
