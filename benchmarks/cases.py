@@ -5,6 +5,9 @@ the same data), then each operation is timed on holovec, on the hand-written
 baseline and on torchhd, and the results are compared once so that a baseline
 that computes something else cannot go unnoticed. The 10,000 items of the
 similarity row are made last and freed before the next model.
+
+A table entry is a holovec model with its options (``ModelEntry``): every registered
+model as it is created by default, and BSC once more stored bit-packed ("BSC packed").
 """
 
 from __future__ import annotations
@@ -89,6 +92,64 @@ OPERATIONS = (
 SIDES = ("holovec", "baseline", "torchhd")
 
 
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of the table: a holovec model, created with some options."""
+
+    key: str  #: its name for ``--models`` and for ``benchmarks.baselines`` (e.g. "BSC-packed")
+    label: str  #: its name in the table (e.g. "BSC packed")
+    model: str  #: holovec's model name (e.g. "BSC")
+    packed: bool = False  #: ``VSA.create(..., packed=True)``: bit-packed storage
+    #: text added to a row's label, by operation key (says what the baseline is where that differs)
+    label_notes: tuple[tuple[str, str], ...] = ()
+
+    def create(self, dim: int, backend: str) -> Any:
+        options = {"packed": True} if self.packed else {}
+        return VSA.create(self.model, dim=dim, backend=backend, **options)
+
+    def describe(self, op: Operation, sizes: Sizes) -> str:
+        return op.describe(sizes) + dict(self.label_notes).get(op.key, "")
+
+
+#: BSC stored 8 bits per byte; its similarity row is timed against the float matrix-product
+#: search of the same codebook (README)
+PACKED_BSC = ModelEntry(
+    "BSC-packed",
+    "BSC packed",
+    "BSC",
+    packed=True,
+    label_notes=(("similarity_matrix", " (baseline: float32 matmul)"),),
+)
+
+
+def available_entries() -> list[ModelEntry]:
+    """Every registered model, and packed BSC right after BSC."""
+    entries = []
+    for name in VSA.available_models():
+        entries.append(ModelEntry(name, name, name))
+        if name == "BSC":
+            entries.append(PACKED_BSC)
+    return entries
+
+
+def entry_key(name: str) -> str:
+    """The form ``--models`` names are matched in: any case, "-", "_" or " " alike."""
+    return name.strip().upper().replace("_", "-").replace(" ", "-")
+
+
+def find_entry(name: str) -> ModelEntry | None:
+    return next((e for e in available_entries() if entry_key(e.key) == entry_key(name)), None)
+
+
+@dataclass
+class Extra:
+    """Another hand-written version of a row's operation, timed on holovec's inputs."""
+
+    key: str
+    label: str
+    timing: Timing
+
+
 @dataclass
 class Result:
     """One row: an operation of one model on one backend."""
@@ -100,6 +161,10 @@ class Result:
     latency: bool
     times: dict[str, Timing | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: the similarity row: bytes per vector of the items each side searches, and their
+    #: dtype ("holovec", "baseline"; packed BSC also "unpacked": its BSC unpacked)
+    storage: dict[str, tuple[int, str]] = field(default_factory=dict)
+    extras: list[Extra] = field(default_factory=list)
 
     @property
     def ratio(self) -> float | None:
@@ -127,15 +192,17 @@ def make_inputs(model: Any, sizes: Sizes, names: tuple[str, ...], inputs: dict[s
 
 def run_model(
     backend: str,
-    model_name: str,
+    entry: ModelEntry | str,
     settings: Settings,
     torchhd_cache: dict,
     progress: TextIO | None = None,
 ) -> list[Result]:
-    """Every operation of one model on one backend."""
+    """Every operation of one model (an entry, or a model name) on one backend."""
+    if isinstance(entry, str):
+        entry = find_entry(entry) or ModelEntry(entry, entry, entry)
     sizes = settings.sizes
-    model = VSA.create(model_name, dim=sizes.dim, backend=backend)
-    sides: dict[str, Any] = {"holovec": HolovecOps(model), "baseline": make_baseline(model)}
+    model = entry.create(sizes.dim, backend)
+    sides: dict[str, Any] = {"holovec": HolovecOps(model), "baseline": make_baseline(model, entry.key)}
     if settings.torchhd:
         sides["torchhd"] = make_torchhd(model)
     inputs: dict[str, Any] = {}
@@ -143,9 +210,9 @@ def run_model(
     results = []
     for op in OPERATIONS:
         if progress is not None:
-            print(f"[{backend}] {model.name}: {op.key}", file=progress, flush=True)
+            print(f"[{backend}] {entry.label}: {op.key}", file=progress, flush=True)
         make_inputs(model, sizes, op.inputs, inputs)
-        result = Result(backend, model.name, op.key, op.describe(sizes), op.latency)
+        result = Result(backend, entry.label, op.key, entry.describe(op, sizes), op.latency)
         outputs = {}
         for side_name, side in sides.items():
             if side is None:
@@ -154,25 +221,54 @@ def run_model(
             args = adopted[side_name]
             for name in op.inputs:
                 if name not in args:
-                    args[name] = side.adopt(inputs[name])
+                    args[name] = side.adopt(inputs[name], name)
             fn = op.call(side, args, sizes)
-            cache_key = (model.name, op.key, sizes, str(getattr(side, "device", "")))
+            cache_key = (entry.key, op.key, sizes, str(getattr(side, "device", "")))
             if side_name == "torchhd" and cache_key in torchhd_cache:
                 result.times[side_name], outputs[side_name] = torchhd_cache[cache_key]
                 continue
             result.times[side_name] = measure(
                 fn, side.wait, repeat=settings.repeat, budget_s=settings.budget_s
             )
-            outputs[side_name] = _summary(side.wait(fn()), op.compare)
+            outputs[side_name] = _summary(side.wait(fn()), op.compare, entry.packed)
             if side_name == "torchhd":
                 torchhd_cache[cache_key] = (result.times[side_name], outputs[side_name])
         result.notes = _disagreements(outputs, op.compare)
+        baseline = sides["baseline"]
+        for key, label, extra in () if baseline is None else baseline.extras.get(op.key, ()):
+            # on holovec's own inputs (the baseline's adopted ones may be converted)
+            fn = partial(extra, *(inputs[name] for name in op.inputs))
+            timing = measure(fn, baseline.wait, repeat=settings.repeat, budget_s=settings.budget_s)
+            result.extras.append(Extra(key, label, timing))
+            out = _summary(baseline.wait(fn()), op.compare, entry.packed)
+            result.notes += _disagreements(
+                {"holovec": outputs["holovec"], f"baseline {key}": out}, op.compare
+            )
+        if "items" in op.inputs:
+            result.storage = _storage(model, entry, inputs["items"], adopted)
         results.append(result)
         if op.key == "similarity_matrix":  # the largest input: free it before the next rows
             for args in (inputs, *adopted.values()):
                 args.pop("items", None)
             gc.collect()
     return results
+
+
+def _storage(
+    model: Any, entry: ModelEntry, items: Any, adopted: dict[str, dict[str, Any]]
+) -> dict[str, tuple[int, str]]:
+    """Bytes per vector (and dtype) of the items holovec and the baseline search."""
+
+    def per_vector(x: Any) -> tuple[int, str]:
+        array = _to_numpy(x[:1])
+        return array.nbytes, array.dtype.name
+
+    storage = {"holovec": per_vector(items)}
+    if entry.packed:
+        storage["unpacked"] = per_vector(model.unpack(items[:1]))
+    if "items" in adopted.get("baseline", {}):
+        storage["baseline"] = per_vector(adopted["baseline"]["items"])
+    return storage
 
 
 def _to_numpy(x: Any) -> np.ndarray:
@@ -183,11 +279,16 @@ def _to_numpy(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def _summary(result: Any, compare: str) -> Any:
+def _summary(result: Any, compare: str, packed: bool = False) -> Any:
     """What the comparison needs of one side's result: its dtype and shape for random
-    draws (each side has its own generator), else the values."""
+    draws (each side has its own generator), else the values; packed bundles as bits
+    (a tie broken otherwise changes one bit, not a whole byte)."""
     array = _to_numpy(result)
-    return (array.dtype.name, array.shape) if compare == "meta" else array
+    if compare == "meta":
+        return (array.dtype.name, array.shape)
+    if packed and compare == "mostly":
+        return np.unpackbits(array, axis=-1, bitorder="little")
+    return array
 
 
 def _disagreements(outputs: dict[str, Any], compare: str) -> list[str]:

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from holovec import VSA, available_backends
+from holovec import available_backends
 
-from .cases import Result, Settings, run_model
+from .cases import ModelEntry, Result, Settings, available_entries, find_entry, run_model
 from .machine import CpuMeter, describe, header_lines
 from .report import render_markdown, render_text, to_json
 from .sizes import DEFAULT, QUICK
@@ -34,7 +34,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the backend to time; 'all': every installed one (default: numpy)",
     )
     parser.add_argument(
-        "--models", default=None, help="comma-separated model names (default: all registered models)"
+        "--models",
+        default=None,
+        help="comma-separated model names, any case; BSC-packed: BSC stored bit-packed "
+        "(default: all registered models, and BSC-packed after BSC)",
     )
     parser.add_argument(
         "--repeat",
@@ -71,17 +74,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def _model_names(parser: argparse.ArgumentParser, text: str | None) -> list[str]:
-    available = VSA.available_models()
+def _model_names(parser: argparse.ArgumentParser, text: str | None) -> list[ModelEntry]:
+    available = available_entries()
     if text is None:
         return available
-    by_key = {name.upper(): name for name in available}
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [n for n in names if n.upper() not in by_key]
-    if unknown or not names:
+    found = [(part.strip(), find_entry(part)) for part in text.split(",") if part.strip()]
+    unknown = [name for name, entry in found if entry is None]
+    if unknown or not found:
         given = ", ".join(unknown) or "(none given)"
-        parser.error(f"unknown model(s) {given}; available: {', '.join(available)}")
-    return [by_key[n.upper()] for n in names]
+        parser.error(f"unknown model(s) {given}; available: {', '.join(e.key for e in available)}")
+    return [entry for _, entry in found if entry is not None]
 
 
 def _backend_names(parser: argparse.ArgumentParser, choice: str) -> list[str]:
@@ -94,9 +96,12 @@ def _backend_names(parser: argparse.ArgumentParser, choice: str) -> list[str]:
 
 
 def run(
-    backends: Sequence[str], models: Sequence[str], settings: Settings, progress: TextIO | None = None
+    backends: Sequence[str],
+    models: Sequence[ModelEntry | str],
+    settings: Settings,
+    progress: TextIO | None = None,
 ) -> list[Result]:
-    """Every row for every backend and model."""
+    """Every row for every backend and model (entries, or model names)."""
     results: list[Result] = []
     torchhd_cache: dict = {}  # torchhd runs on torch's CPU whatever the backend: time it once
     for backend in backends:

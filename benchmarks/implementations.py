@@ -1,10 +1,11 @@
 """The three things each row times, behind one interface: holovec's model, the
 hand-written baseline, and torchhd. Each has ``random``, ``bind``, ``bundle``,
-``similarity_matrix``, ``similarity``, ``adopt`` (holovec's arrays as its own input)
-and ``wait`` (block until a result is computed)."""
+``similarity_matrix``, ``similarity``, ``adopt`` (holovec's arrays as its own input,
+given the input's name) and ``wait`` (block until a result is computed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from holovec import VSAModel
@@ -31,7 +32,7 @@ class HolovecOps:
     def random(self, n: int, seed: int) -> Any:
         return self.model.random(n, seed=seed)
 
-    def adopt(self, x: Any) -> Any:
+    def adopt(self, x: Any, name: str | None = None) -> Any:
         return x
 
 
@@ -45,21 +46,32 @@ class BaselineOps:
         self.similarity_matrix = baseline.similarity_matrix
         self.similarity = baseline.similarity
         self.wait = waiter(backend_name, device)
+        self._adopt = getattr(baseline, "adopt", None)
+        #: further hand-written versions of an operation, timed on holovec's own inputs and
+        #: printed under the table: operation key -> ((key, label, fn), ...)
+        self.extras: dict[str, tuple[tuple[str, str, Callable[..., Any]], ...]] = {
+            op: tuple((key, label, getattr(baseline, method)) for key, label, method in entries)
+            for op, entries in getattr(baseline, "extras", {}).items()
+        }
 
-    def adopt(self, x: Any) -> Any:
-        return x
+    def adopt(self, x: Any, name: str | None = None) -> Any:
+        """holovec's input ``name`` as the baseline takes it (by default as it is; the packed
+        BSC baseline searches +1/-1 float32 copies of the similarity row's operands)."""
+        return x if self._adopt is None else self._adopt(x, name)
 
 
-def make_baseline(model: VSAModel) -> BaselineOps | None:
+def make_baseline(model: VSAModel, key: str | None = None) -> BaselineOps | None:
+    """The baseline of ``model`` (or of the benchmark entry ``key``, e.g. ``"BSC-packed"``)."""
     backend = model.backend
     device = backend.device if backend.name != "numpy" else None
-    baseline = get_baseline(backend.name, model.name, model.dim, device)
+    baseline = get_baseline(backend.name, key or model.name, model.dim, device)
     return None if baseline is None else BaselineOps(baseline, backend.name, device)
 
 
 def make_torchhd(model: VSAModel) -> TorchhdOps | None:
-    """torchhd on the torch backend's device, else on the CPU; None where it lacks the model."""
-    if not TorchhdOps.supports(model.name):
+    """torchhd on the torch backend's device, else on the CPU; None where it lacks the model
+    (or its storage: torchhd has no bit-packed BSC)."""
+    if getattr(model, "packed", False) or not TorchhdOps.supports(model.name):
         return None
     device = model.backend.device if model.backend.name == "torch" else "cpu"
     return TorchhdOps(model.name, model.dim, device)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
@@ -13,6 +14,8 @@ from .cases import Result, Settings
 FLAG_RATIO = 1.5
 #: ... or, for a single call on two vectors (fixed Python overhead), this many times
 FLAG_RATIO_LATENCY = 3.0
+#: notes under a table are wrapped at this width
+WIDTH = 100
 COLUMNS = ("model", "operation", "holovec", "baseline", "holovec/baseline", "torchhd")
 
 
@@ -68,6 +71,57 @@ def _footer(results: list[Result], torchhd_note: str | None) -> list[str]:
     return lines
 
 
+def _storage_line(rows: list[Result]) -> str | None:
+    """Bytes per vector of the items searched in each model's similarity row."""
+    parts = []
+    for r in rows:
+        if "holovec" not in r.storage:
+            continue
+        size, dtype = r.storage["holovec"]
+        details = [dtype]
+        if "unpacked" in r.storage:
+            details = [f"{dtype}, 8 bits per byte", f"unpacked {r.storage['unpacked'][0]:,}"]
+        baseline = r.storage.get("baseline")
+        if baseline is not None and baseline != r.storage["holovec"]:
+            details.append(f"baseline's {baseline[1]} copy {baseline[0]:,}")
+        parts.append(f"{r.model} {size:,} ({'; '.join(details)})")
+    if not parts:
+        return None
+    # wrapped between models only, so that each model's sizes stay on one line
+    lines = ["bytes per vector:"]
+    for i, part in enumerate(parts):
+        text = part + ("," if i < len(parts) - 1 else "")
+        if len(lines[-1]) + 1 + len(text) > WIDTH:
+            lines.append(" ")
+        lines[-1] += " " + text
+    return "\n".join(lines)
+
+
+def _extra_lines(rows: list[Result]) -> list[str]:
+    """Further hand-written versions of an operation (e.g. packed BSC's Hamming search)."""
+    lines = []
+    for r in rows:
+        holovec = r.times.get("holovec")
+        for extra in r.extras:
+            ratio = "" if holovec is None else f", holovec/this {holovec.best / extra.timing.best:.2f}x"
+            lines.append(
+                f"{r.model} {r.label.split(' (')[0]}, {extra.label}: "
+                f"{format_seconds(extra.timing.best)}{ratio}"
+            )
+    return lines
+
+
+def _backend_notes(rows: list[Result]) -> list[str]:
+    """Lines under one backend's table, wrapped."""
+    storage = _storage_line(rows)
+    extras = [
+        wrapped
+        for line in _extra_lines(rows)
+        for wrapped in textwrap.wrap(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+    ]
+    return (storage.splitlines() if storage else []) + extras
+
+
 def _line(row: list[str], widths: list[int]) -> str:
     """Text columns (model, operation) align left; times and ratios right."""
     cells = (c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
@@ -88,6 +142,8 @@ def render_text(
             shown = row if row[0] != previous_model else ["", *row[1:]]
             previous_model = row[0]
             lines.append(_line(shown, widths).rstrip())
+        notes = _backend_notes(rows)
+        lines += ["", *notes] if notes else []
     lines += ["", *_footer(results, torchhd_note)]
     return "\n".join(lines)
 
@@ -103,6 +159,9 @@ def render_markdown(
         lines.append("|" + "|".join([":---", ":---", "---:", "---:", "---:", "---:"]) + "|")
         for r in rows:
             lines.append("| " + " | ".join(_cells(r)) + " |")
+        storage = _storage_line(rows)
+        notes = ([" ".join(storage.split())] if storage else []) + _extra_lines(rows)
+        lines += ["", *(f"{line}  " for line in notes)] if notes else []
     lines += ["", *(f"{line}  " for line in _footer(results, torchhd_note))]
     return "\n".join(lines)
 
@@ -130,6 +189,11 @@ def to_json(
                 "ratio": r.ratio,
                 "flagged": is_flagged(r),
                 "notes": r.notes,
+                "storage": {
+                    side: {"bytes_per_vector": size, "dtype": dtype}
+                    for side, (size, dtype) in r.storage.items()
+                },
+                "extras": [{"key": e.key, "label": e.label, "timing": asdict(e.timing)} for e in r.extras],
                 **{
                     side: None if t is None else asdict(t)
                     for side, t in ((s, r.times.get(s)) for s in ("holovec", "baseline", "torchhd"))

@@ -47,7 +47,7 @@ class TorchhdOps:
     def supports(model: str) -> bool:
         return model.upper() in _MODELS
 
-    def adopt(self, x: Any) -> Any:
+    def adopt(self, x: Any, name: str | None = None) -> Any:
         """An array of any backend as a torchhd tensor of this model (no copy where possible)."""
         torch = self.torch
         if isinstance(x, torch.Tensor):

@@ -22,7 +22,7 @@ def test_quick_run_prints_and_saves_every_row(tmp_path):
         "--backend",
         "numpy",
         "--models",
-        "FHRR,MAP,BSC",
+        "FHRR,MAP,BSC,BSC-packed",
         "--repeat",
         "1",
         "--budget",
@@ -35,12 +35,23 @@ def test_quick_run_prints_and_saves_every_row(tmp_path):
     assert main(argv, out=out) == 0
     text = out.getvalue()
     assert "backend: numpy" in text and "bind latency" in text
+    assert "BSC packed 32 (uint8" in text  # bytes per vector: 8 * ceil(256 / 64)
     rows = json.loads(path.read_text())["rows"]
     assert {(r["model"], r["operation"]) for r in rows} == {
         (m, op)
-        for m in ("FHRR", "MAP", "BSC")
+        for m in ("FHRR", "MAP", "BSC", "BSC packed")
         for op in ("random", "bind", "bundle", "similarity_matrix", "bind_latency", "similarity_latency")
     }
     for r in rows:
         assert r["holovec"]["best"] > 0 and r["baseline"]["best"] > 0
         assert r["notes"] == []  # each baseline computes what holovec computes
+    search = {r["model"]: r for r in rows if r["operation"] == "similarity_matrix"}
+    packed = search["BSC packed"]
+    assert "float32 matmul" in packed["label"]
+    assert packed["storage"] == {
+        "holovec": {"bytes_per_vector": 32, "dtype": "uint8"},
+        "unpacked": {"bytes_per_vector": 256, "dtype": "uint8"},
+        "baseline": {"bytes_per_vector": 1024, "dtype": "float32"},
+    }
+    assert [e["key"] for e in packed["extras"]] == ["hamming"]  # the packed Hamming baseline too
+    assert search["BSC"]["storage"]["holovec"] == {"bytes_per_vector": 256, "dtype": "uint8"}

@@ -5,6 +5,12 @@ Each backend module holds one small class per model with the methods ``random(n,
 ``similarity(a, b)``, on the same dtypes as holovec's vectors (FHRR complex64, MAP
 float32, BSC uint8 0/1). They take the arrays holovec made, so both sides compute
 the same operation on the same data.
+
+Optional: ``adopt(x, name)`` converts holovec's input ``name`` once, before timing (the
+packed BSC baseline unpacks the similarity row's ``Q`` and ``items`` to +1/-1 float32, to
+time the float matrix-product search of the same codebook); ``extras`` maps an operation
+key to further hand-written versions ``(key, label, method name)``, timed on holovec's
+own inputs and printed under the table (packed BSC's Hamming search).
 """
 
 from __future__ import annotations
