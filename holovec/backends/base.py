@@ -107,6 +107,10 @@ class Backend(ABC):
         """``exp(1j * phases)`` for real phases."""
         return self.complex(self.xp.cos(phases), self.xp.sin(phases))
 
+    def vecdot(self, x1: Any, x2: Any) -> Any:
+        """``sum(conj(x1) * x2)`` over the last axis, broadcasting over the others."""
+        return self.xp.vecdot(x1, x2, axis=-1)
+
     def count_nonzero(self, x: Any) -> Any:
         """Number of nonzero elements along the last axis."""
         return self.xp.count_nonzero(x, axis=-1)

@@ -144,6 +144,9 @@ class TorchBackend(Backend):
         total = (total * 0x0001000100010001) >> 48 & 0xFFFF
         return total.sum(-1, dtype=torch.int32)
 
+    def vecdot(self, x1: Any, x2: Any) -> Any:
+        return torch.linalg.vecdot(x1, x2, dim=-1)  # the compat wrapper costs ~15 us a call
+
     def hamming_matrix(self, queries: Any, items: Any, n_bits: int) -> Any:
         # torch has no popcount, and bitwise popcounts are slow in eager torch; an exact
         # int8 product of +-1 vectors is fast: hamming = (n_bits - <+-1, +-1>) / 2

@@ -60,17 +60,17 @@ class CosineSimilarity:
     def _similarity(self, a: Any, b: Any) -> Any:
         xp = self.xp
         a, b = self._cosine_operand(a), self._cosine_operand(b)
-        dots = xp.vecdot(a, b, axis=-1)
-        norm_a = xp.sqrt(xp.vecdot(a, a, axis=-1))
-        norm_b = xp.sqrt(xp.vecdot(b, b, axis=-1))
+        dots = self.backend.vecdot(a, b)
+        norm_a = xp.sqrt(self.backend.vecdot(a, a))
+        norm_b = xp.sqrt(self.backend.vecdot(b, b))
         return self._cosine(dots, norm_a, norm_b)
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # one matrix product per chunk; the norms are O(n * dim), small beside it
         xp = self.xp
         q, b = self._cosine_operand(queries), self._cosine_operand(items)
-        norm_q = xp.sqrt(xp.vecdot(q, q, axis=-1))
-        norm_b = xp.sqrt(xp.vecdot(b, b, axis=-1))
+        norm_q = xp.sqrt(self.backend.vecdot(q, q))
+        norm_b = xp.sqrt(self.backend.vecdot(b, b))
         return self._cosine(q @ b.mT, norm_q[:, None], norm_b[None, :])
 
     def _matrix_temp_bytes_per_item(self, n_queries: int = 0) -> int:

@@ -69,7 +69,7 @@ class FHRR(VSAModel):
         return self._unit(x)
 
     def _similarity(self, a: Any, b: Any) -> Any:
-        return self.xp.real(self.xp.vecdot(b, a, axis=-1)) / self.dim
+        return self.xp.real(self.backend.vecdot(b, a)) / self.dim
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # Re(q . conj(b)) = q_re . b_re + q_im . b_im: one real product of twice the width

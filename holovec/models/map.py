@@ -72,7 +72,7 @@ class MAP(VSAModel):
         xp = self.xp
         if acc != self.dtype:
             a, b = xp.astype(a, acc), xp.astype(b, acc)
-        return xp.vecdot(a, b, axis=-1) / self.dim
+        return self.backend.vecdot(a, b) / self.dim
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         acc = self._accumulate_dtype
