@@ -13,6 +13,7 @@ from typing import TextIO
 from holovec import available_backends
 
 from .cases import ModelEntry, Result, Settings, available_entries, find_entry, run_model
+from .encoders import encoders_json, render_encoders, run_encoders
 from .machine import CpuMeter, describe, header_lines
 from .report import render_markdown, render_text, to_json
 from .sizes import DEFAULT, QUICK
@@ -59,6 +60,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--dim", type=int, default=None, help="elements per vector (default: 10000)")
     parser.add_argument("--no-torchhd", action="store_true", help="leave out the torchhd column")
+    parser.add_argument(
+        "--no-encoders", action="store_true", help="leave out the encoders section (benchmarks/encoders.py)"
+    )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
         "--json", type=Path, default=None, metavar="PATH", help="also save the results as JSON"
@@ -124,14 +128,27 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     meter = CpuMeter()
     started = time.perf_counter()
     results = run(args.backends, args.models, settings, None if args.quiet else sys.stderr)
+    encoder_results = []
+    if not args.no_encoders:
+        encoder_results = run_encoders(
+            args.backends,
+            dim=sizes.dim,
+            quick=args.quick,
+            repeat=settings.repeat,
+            budget_s=settings.budget_s,
+            progress=None if args.quiet else sys.stderr,
+        )
     elapsed = time.perf_counter() - started
     machine = describe(torchhd_version, meter)
     header = header_lines(machine)
     render = render_markdown if args.markdown else render_text
     print(render(results, settings, header, torchhd_note), file=out)
+    if encoder_results:
+        print(render_encoders(encoder_results, markdown=args.markdown), file=out)
     print(f"\n(ran in {elapsed:.0f} s)", file=out)
     if args.json is not None:
         report = to_json(results, settings, machine, torchhd_note)
+        report["encoders"] = encoders_json(encoder_results)
         report["elapsed_s"] = elapsed
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

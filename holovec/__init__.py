@@ -7,10 +7,11 @@
 1.0
 """
 
+from . import encoders
 from .backends import Backend, available_backends, get_backend
 from .models import VSAModel
 from .vsa import VSA
 
 __version__ = "0.1.0"
 
-__all__ = ["VSA", "Backend", "VSAModel", "__version__", "available_backends", "get_backend"]
+__all__ = ["VSA", "Backend", "VSAModel", "__version__", "available_backends", "encoders", "get_backend"]

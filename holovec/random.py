@@ -53,6 +53,19 @@ class Purpose(IntEnum):
 
     VECTORS = 0  #: model.random
     TIEBREAK = 1  #: the vector that breaks bundle ties
+    # encoders of sequences, structures, images and vectors (16 and up)
+    SYMBOLS = 16  #: SymbolTable: row 0 of the stream named by the label's digest
+    POSITIONS = 17  #: position vectors of sequences (PositionBindingEncoder, method="bind")
+    LEVEL_ENDS = 18  #: the two end vectors of graded level codes (images, trajectories)
+    LEVEL_ORDER = 19  #: the order in which elements switch between the two ends
+    PIXEL_POSITIONS = 20  #: the x and y position codes of images
+    PROJECTION = 21  #: random projection matrices (VectorEncoder)
+    # scalar encoders (32 and up)
+    FPE_PHASES = 32  #: base phases of fractional power encoders (stream = axis)
+    HARMONICS = 33  #: integer frequencies of periodic encoders (stream = axis)
+    SCALAR_LEVELS = 34  #: level 0 and the replacement vector of LevelEncoder
+    SCALAR_LEVEL_ORDER = 35  #: the order in which LevelEncoder changes elements
+    RESIDUE_PHASES = 36  #: roots of unity of ResidueEncoder (stream = modulus index)
 
 
 def check_seed(seed: Any) -> int:
@@ -148,8 +161,17 @@ def random_words(
     """32-bit random words, shape ``(n_rows, words_per_row)``, in the backend's word dtype.
 
     ``generic=True`` skips the backend's native generator (for tests and devices).
+    ``stream`` may also be a sequence of ``n_rows`` streams (ints in [0, 2**64)): then
+    row ``i`` is row ``row_start`` of stream ``stream[i]``, the same words as a draw of
+    that one stream, so that rows addressed by unrelated streams (e.g. the digests of
+    labels) come in one draw.
     """
     blocks_per_row = -(-words_per_row // 8)
+    if not isinstance(stream, (int, np.integer)):
+        words = _words_of_streams(
+            backend, seed, row_start * blocks_per_row, stream, n_rows, blocks_per_row, purpose, generic
+        )
+        return words[:, :words_per_row]
     start = (row_start * blocks_per_row, stream, int(purpose))
     n_blocks = n_rows * blocks_per_row
     words = None if generic else backend.philox_words(seed, start, n_blocks)
@@ -157,6 +179,52 @@ def random_words(
         words = _philox_words_generic(backend, seed, start, n_blocks)
     words = backend.xp.reshape(words, (n_rows, blocks_per_row * 8))
     return words[:, :words_per_row]
+
+
+def _words_of_streams(
+    backend: Backend,
+    key: int,
+    block_start: int,
+    streams: Any,
+    n_rows: int,
+    blocks_per_row: int,
+    purpose: int,
+    generic: bool,
+) -> Any:
+    """Row ``i``: the ``blocks_per_row`` blocks from ``block_start`` of stream ``streams[i]``.
+
+    On the host CPU each row comes from NumPy's C generator (one call of a few
+    microseconds per row: its counter cannot be a vector); elsewhere, and with
+    ``generic=True``, all rows come from one vectorised Philox over counter arrays.
+    """
+    try:
+        host = np.asarray(streams, dtype=np.uint64)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError("stream must be an int or a sequence of ints in [0, 2**64)") from None
+    if host.shape != (n_rows,):
+        raise ValueError(f"a sequence of streams needs one stream per row: {n_rows}, got shape {host.shape}")
+    xp, n_blocks = backend.xp, n_rows * blocks_per_row
+    if n_blocks >= 2**32:
+        raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
+    if not generic and backend.is_cpu:
+        from .backends.numpy_backend import numpy_philox_words
+
+        rows = [numpy_philox_words(key, (block_start, int(s), int(purpose)), blocks_per_row) for s in host]
+        words = np.stack(rows) if rows else np.zeros((0, 8 * blocks_per_row), np.uint32)
+        return xp.astype(backend.asarray(words), backend.word_dtype)
+    first = np.uint64(block_start + 1)
+    c0 = np.tile(np.arange(blocks_per_row, dtype=np.uint64) + first, n_rows)
+    c1 = np.repeat(host, blocks_per_row)
+
+    def pair(values: np.ndarray) -> tuple[Any, Any]:
+        lo, hi = (values & 0xFFFFFFFF).astype(np.uint32), (values >> 32).astype(np.uint32)
+        return tuple(xp.astype(backend.asarray(v), backend.word_dtype) for v in (lo, hi))
+
+    zeros = np.zeros(n_blocks, dtype=np.uint64)
+    counter = [pair(c0), pair(c1), pair(zeros + np.uint64(int(purpose))), pair(zeros)]
+    lanes = philox4x64_generic(backend, counter, key)
+    words = xp.stack([w for lane in lanes for w in lane], axis=-1)
+    return xp.reshape(words, (n_rows, blocks_per_row * 8))
 
 
 # -- samplers ---------------------------------------------------------------------------

@@ -55,3 +55,9 @@ def test_quick_run_prints_and_saves_every_row(tmp_path):
     }
     assert [e["key"] for e in packed["extras"]] == ["hamming"]  # the packed Hamming baseline too
     assert search["BSC"]["storage"]["holovec"] == {"bytes_per_vector": 256, "dtype": "uint8"}
+    # the encoders section: every case, timed against its NumPy baseline, which agrees
+    encoders = {r["key"]: r for r in json.loads(path.read_text())["encoders"]}
+    assert {"ngram_text", "image_batch"} <= set(encoders)
+    for r in encoders.values():
+        assert r["holovec"]["best"] > 0 and r["baseline"]["best"] > 0 and r["notes"] == []
+    assert "encoders, backend: numpy" in text

@@ -410,3 +410,21 @@ def test_bad_seeds_rejected_by_the_api(seed, error):
         model.random(seed=seed)
     with pytest.raises(error, match="seed"):
         model.random(3, seed=seed)
+
+
+def test_unseeded_encoders_of_a_seeded_model_are_reproducible_and_distinct():
+    from holovec.encoders import FractionalPowerEncoder
+
+    def two_encoders():
+        model = VSA.create("FHRR", dim=256, seed=11)
+        # bandwidth 20: z(1) is base**20, far from the identity that every base gives near 0
+        return model, *(FractionalPowerEncoder(model, 0, 1, bandwidth=20) for _ in range(2))
+
+    model, first, second = two_encoders()
+    _, again, _ = two_encoders()
+    assert first.seed == again.seed  # the same sequence in a new process or model
+    assert first.seed != second.seed  # two encoders never share a base
+    z1, z2 = first.encode(1.0), second.encode(1.0)
+    assert abs(float(model.similarity(z1, z2))) < 0.3
+    unseeded = VSA.create("FHRR", dim=256)
+    assert FractionalPowerEncoder(unseeded, 0, 1).seed != FractionalPowerEncoder(unseeded, 0, 1).seed

@@ -84,7 +84,8 @@ class TorchBackend(Backend):
     def from_numpy(self, x: np.ndarray) -> Any:
         if x.dtype.kind == "u" and x.dtype != np.uint8:
             x = x.astype(np.int64)  # torch's wide unsigned types are barely usable
-        return torch.as_tensor(np.ascontiguousarray(x), device=self.device)
+        # ascontiguousarray makes 0-d arrays 1-d: keep the shape
+        return torch.as_tensor(np.ascontiguousarray(x).reshape(x.shape), device=self.device)
 
     def _from_foreign(self, x: Any) -> Any:
         return super()._from_foreign(x).to(self.device)

@@ -1,5 +1,31 @@
 """Encoders: scalars, sequences, records, graphs, images and vectors as hypervectors."""
 
 from .base import Encoder, check_values
+from .fpe import FractionalPowerEncoder, PeriodicAngleEncoder, ResidueEncoder, VectorFPE
+from .image import ImageEncoder
+from .scalar import LevelEncoder, ThermometerEncoder
+from .sequence import NGramEncoder, PositionBindingEncoder, TrajectoryEncoder
+from .structure import GraphEncoder, RecordEncoder
+from .symbols import SymbolCodebook, SymbolTable
+from .vector import RandomProjectionEncoder, VectorEncoder
 
-__all__ = ["Encoder", "check_values"]
+__all__ = [
+    "Encoder",
+    "FractionalPowerEncoder",
+    "GraphEncoder",
+    "ImageEncoder",
+    "LevelEncoder",
+    "NGramEncoder",
+    "PeriodicAngleEncoder",
+    "PositionBindingEncoder",
+    "RandomProjectionEncoder",
+    "RecordEncoder",
+    "ResidueEncoder",
+    "SymbolCodebook",
+    "SymbolTable",
+    "ThermometerEncoder",
+    "TrajectoryEncoder",
+    "VectorEncoder",
+    "VectorFPE",
+    "check_values",
+]

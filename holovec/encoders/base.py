@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..models.base import VSAModel
-from ..random import check_seed, fresh_seed
+from ..random import check_seed
 
 
 class Encoder:
@@ -32,7 +32,9 @@ class Encoder:
                 f"got a {model.name} model"
             )
         self.model = model
-        self.seed = fresh_seed() if seed is None else check_seed(seed)
+        # unseeded encoders of a seeded model are reproducible too (DESIGN invariant 1),
+        # and two of them still differ: each takes the model's next spawned seed
+        self.seed = model.spawn_seed() if seed is None else check_seed(seed)
 
     @property
     def xp(self) -> Any:

@@ -8,6 +8,7 @@ bad input into a ``TypeError`` or ``ValueError`` that says what was expected.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -240,6 +241,16 @@ class VSAModel(ABC):
         return self._backend.to_numpy(self._check(x))
 
     # -- the public operations -----------------------------------------------------------
+    def spawn_seed(self) -> int:
+        """A seed for a new unseeded component (an encoder, a table): fresh randomness, or,
+        if the model was created with a seed, the next seed of a reproducible sequence
+        (shared with unseeded ``random`` draws, like one generator)."""
+        if self._seed is None:
+            return fresh_seed()
+        self._unseeded_draws += 1
+        digest = hashlib.blake2b(f"{self._seed}:{self._unseeded_draws}".encode(), digest_size=16)
+        return int.from_bytes(digest.digest(), "little")
+
     def random(self, n: int | None = None, *, seed: int | None = None) -> Any:
         """Random vectors: shape ``(dim,)`` for ``n=None``, else ``(n, dim)``.
 
@@ -372,9 +383,15 @@ class VSAModel(ABC):
 
     @staticmethod
     def _items_product(queries: Any, items: Any) -> Any:
-        """``queries @ items.T`` as ``(items @ queries.T).T``: only the small query block is
-        transposed (BLAS is much faster with the long item matrix on the left, and eager
-        JAX would copy a transposed item matrix)."""
+        """``queries @ items.T`` with the taller matrix on the left and only the shorter one
+        transposed: usually ``(items @ queries.T).T`` (BLAS is much faster with the long item
+        matrix on the left, and eager JAX would copy a transposed item matrix); for a short
+        codebook searched by more queries (an encoder's table of levels or candidates),
+        ``queries @ items.T``. On an idle machine the two orders take the same time; with
+        other processes busy on both cores, OpenBLAS took 0.5 s instead of 8 ms for 9 items
+        x 100 queries of 20,000 floats with the short matrix on the left."""
+        if queries.shape[0] > items.shape[0]:
+            return queries @ items.mT
         return (items @ queries.mT).mT
 
     def _permute(self, x: Any, shift: int) -> Any:

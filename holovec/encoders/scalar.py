@@ -1,0 +1,280 @@
+"""Level and thermometer codes: scalars as one of a table of graded vectors.
+
+Both encoders quantise a value in ``[min_val, max_val]`` to the nearest of ``levels``
+equally spaced levels and return that level's vector from a table made once (one gather
+per call); ``decode`` is the nearest level by one ``similarity_matrix`` against the table.
+The fractional power encoders (continuous, with binding that adds) are in
+:mod:`holovec.encoders.fpe`.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ..models.base import VSAModel
+from ..random import Purpose, random_words
+from .base import Encoder, check_values
+from .fpe import _check_int, _host, _index_dtype, _number, _shared, _wide
+
+__all__ = ["LevelEncoder", "ThermometerEncoder"]
+
+#: models whose elements can be negated without leaving the model's space (sign flips)
+_FLIP_MODELS = ("MAP", "MAP-C", "MAP-I", "BSC")
+#: models whose elements (or blocks) can be replaced by another random vector's
+_REPLACE_MODELS = ("FHRR", "HRR", "VTB", "GHRR", "BSDC-SEG")
+
+
+def _levels_argument(levels: Any, alias: Any, alias_name: str) -> int:
+    if levels is not None and alias is not None:
+        raise TypeError(f"give levels or {alias_name} (its HoloVec name), not both")
+    value = levels if levels is not None else alias
+    return 100 if value is None else _check_int(value, "levels", 2)
+
+
+def _level_index(xp: Any, low: float, step: float, levels: int, x: Any) -> Any:
+    """The nearest level of each value, as indices."""
+    index = xp.round((x - low) * (1 / step))
+    return xp.astype(xp.clip(index, 0, levels - 1), xp.int32)
+
+
+def _level_vectors(model: VSAModel, low: float, step: float, levels: int, x: Any, table: Any) -> Any:
+    """The rows of ``table`` of the nearest levels of checked values ``x``."""
+    xp = model.xp
+    index = _level_index(xp, low, step, levels, x)
+    rows = xp.take(table, xp.reshape(index, (-1,)), axis=0)
+    return xp.reshape(rows, (*index.shape, model.vector_length))
+
+
+class _LevelTable(Encoder):
+    """A table of ``levels`` vectors for the values ``min_val + i * step``; values map to the
+    nearest level (``round``), vectors to the most similar level."""
+
+    def __init__(
+        self, model: VSAModel, min_val: Any, max_val: Any, levels: int, seed: int | None, clip: bool
+    ) -> None:
+        super().__init__(model, seed=seed)
+        self.min_val, self.max_val = _number(min_val, "min_val"), _number(max_val, "max_val")
+        if self.min_val >= self.max_val:
+            raise ValueError(f"min_val must be below max_val, got min_val={min_val!r}, max_val={max_val!r}")
+        if not isinstance(clip, bool):
+            raise TypeError(f"clip must be True or False, got {clip!r}")
+        self.levels, self.clip = levels, clip
+        self.step = (self.max_val - self.min_val) / (levels - 1)
+        self._table: Any = None
+
+    @property
+    def table(self) -> Any:
+        """The level vectors, shape ``(levels, vector_length)``: row ``i`` encodes ``level_values[i]``."""
+        return self._table
+
+    @property
+    def level_values(self) -> Any:
+        """The value of each level (the backend's widest float), shape ``(levels,)``."""
+        xp = self.xp
+        index = xp.arange(self.levels, dtype=_wide(self.backend), device=self.backend.device)
+        return self.min_val + index * self.step
+
+    def _checked(self, values: Any, clip: bool | None) -> Any:
+        clip = self.clip if clip is None else clip
+        x = check_values(self.backend, values, low=self.min_val, high=self.max_val, clip=clip)
+        return self.xp.clip(x, self.min_val, self.max_val) if clip else x  # also under tracing
+
+    def level_index(self, values: Any, *, clip: bool | None = None) -> Any:
+        """The index of the level nearest to each value (integers, the shape of ``values``)."""
+        return _level_index(self.xp, self.min_val, self.step, self.levels, self._checked(values, clip))
+
+    def encode(self, values: Any, *, clip: bool | None = None) -> Any:
+        """One value or an array of values -> their nearest levels' vectors, ``(..., vector_length)``."""
+        key = ("levels", self.min_val, self.step, self.levels)
+        fn = _shared(
+            self.model, key, partial(_level_vectors, self.model, self.min_val, self.step, self.levels)
+        )
+        return fn(self._checked(values, clip), self._table)
+
+    def decode(self, vectors: Any) -> Any:
+        """The value of the level most similar to each vector: a 0-d array for one vector, else
+        shape ``(...)`` (one ``similarity_matrix`` against the table)."""
+        xp, model = self.xp, self.model
+        vectors = model._check(vectors, "vectors")
+        best = xp.argmax(model.similarity_matrix(vectors, self._table), axis=-1)
+        return self.min_val + xp.astype(best, _wide(self.backend)) * self.step
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self.model!r}, min_val={self.min_val:g}, "
+            f"max_val={self.max_val:g}, levels={self.levels})"
+        )
+
+
+class LevelEncoder(_LevelTable):
+    """Graded level codes: neighbouring levels similar, the two ends about orthogonal.
+
+    Level 0 is a random vector; each next level changes a further fixed random subset of
+    its elements, so the similarity of levels ``i`` and ``j`` falls linearly with
+    ``|i - j|``, from 1 to about 0 between the ends (and never rises again: the changed
+    elements accumulate in one random order). How an element changes depends on the model:
+
+    - MAP, MAP-C, MAP-I, BSC (also bit-packed): the element is negated (bit flipped); each
+      step flips ``D / (2 (levels - 1))`` elements, half of them in all, so the ends have
+      similarity 0 exactly (MAP, BSC) or about 0 (MAP-C).
+    - FHRR, HRR, VTB: the element is replaced by the element of a second random vector;
+      each step replaces ``D / (levels - 1)`` elements, all of them in all (a replaced
+      element is unrelated, not opposed), so the last level is the second vector. Unitary
+      HRR (``unitary=True``) replaces Fourier coefficients instead, so that every level is
+      unitary too.
+    - GHRR: whole ``m x m`` blocks are replaced (each level stays a vector of unitary
+      blocks); BSDC-SEG: whole segments (each level stays one-hot per segment).
+
+    Counts are rounded, ``round(i * n / (levels - 1))`` changes for level ``i``, so there
+    must be at least ``levels - 1`` units to change. BSDC raises ``TypeError``: replacing
+    elements would not keep its fixed number of ones.
+
+    The two random vectors are ``model``'s own vectors drawn from ``seed`` (bit-identical
+    across backends for binary models) and the order of changes comes from
+    :mod:`holovec.random`, so the same seed gives the same table on every backend.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.encoders import LevelEncoder
+    >>> model = VSA.create("MAP", dim=1000)
+    >>> enc = LevelEncoder(model, 0.0, 1.0, levels=11, seed=4)
+    >>> v = enc.encode([0.0, 0.1, 0.5, 1.0])
+    >>> [round(float(s), 2) for s in model.similarity(v[0], v)]
+    [1.0, 0.9, 0.5, 0.0]
+    >>> [round(float(x), 2) for x in enc.decode(v)]
+    [0.0, 0.1, 0.5, 1.0]
+    """
+
+    supported_models = _FLIP_MODELS + _REPLACE_MODELS
+
+    def __init__(
+        self,
+        model: VSAModel,
+        min_val: float,
+        max_val: float,
+        levels: int | None = None,
+        seed: int | None = None,
+        *,
+        clip: bool = False,
+        n_levels: int | None = None,
+    ) -> None:
+        levels = _levels_argument(levels, n_levels, "n_levels")
+        super().__init__(model, min_val, max_val, levels, seed, clip)
+        self.scheme = self._scheme()
+        self._table = self._make_table()
+
+    def _scheme(self) -> tuple[str, str, int]:
+        """(how an element changes, where, elements per unit): ("flip"|"replace",
+        "elements"|"spectrum", unit size)."""
+        model = self.model
+        if model.name in _FLIP_MODELS:
+            return "flip", "elements", 1
+        if model.name == "HRR" and getattr(model, "unitary", False):
+            return "replace", "spectrum", 1
+        if model.name == "GHRR":
+            return "replace", "elements", model.m * model.m
+        if model.name == "BSDC-SEG":
+            return "replace", "elements", model.segment_length
+        return "replace", "elements", 1
+
+    def _make_table(self) -> Any:
+        xp, model, backend = self.xp, self.model, self.backend
+        how, where, unit = self.scheme
+        n_units = (model.dim // 2 + 1) if where == "spectrum" else model.dim // unit
+        changes = n_units // 2 if how == "flip" else n_units
+        steps = self.levels - 1
+        if changes < steps:
+            raise ValueError(
+                f"{self.levels} levels need at least {steps} elements to change from level to level, "
+                f"but a {model.name} vector of dim {model.dim} has {changes} to change; use fewer "
+                "levels or a larger dim"
+            )
+        # level i has changed the units of rank < counts[i] in one random order
+        counts = np.floor(np.arange(self.levels) * changes / steps + 0.5).astype(np.int64)
+        words = random_words(_host(), self.seed, 1, n_units, purpose=Purpose.SCALAR_LEVEL_ORDER)[0]
+        rank = np.empty(n_units, dtype=np.int64)
+        rank[np.argsort(words, kind="stable")] = np.arange(n_units)
+        index = _index_dtype(backend)
+        changed = backend.asarray(rank, dtype=index)[None, :] < backend.asarray(counts, dtype=index)[:, None]
+        ends = model._random(2, self.seed, 0, Purpose.SCALAR_LEVELS)
+        if model.name == "BSC":
+            bits = model.unpack(ends[:1]) if model.packed else ends[:1]
+            table = bits ^ xp.astype(changed, bits.dtype)
+            return model.pack(table) if model.packed else table
+        if how == "flip":
+            return xp.where(changed, -ends[0], ends[0])
+        if where == "spectrum":
+            spectra = backend.rfft(ends)
+            return backend.irfft(xp.where(changed, spectra[1], spectra[0]), model.dim)
+        if unit > 1:
+            changed = xp.reshape(
+                xp.broadcast_to(changed[:, :, None], (self.levels, n_units, unit)), (self.levels, -1)
+            )
+        return xp.where(changed, ends[1], ends[0])
+
+
+class ThermometerEncoder(_LevelTable):
+    """Thermometer codes: level ``i`` has its first ``round(i * D / (levels - 1))`` elements
+    "on", the rest "off".
+
+    The similarity of levels ``i`` and ``j`` is ``1 - 2 * |n_i - n_j| / D`` exactly (``n``
+    the number of elements on): it falls monotonically with the distance, from 1 to -1
+    between the ends (level 0 all off, the last level all on). The codes are deterministic
+    (no random vector, so ``seed`` is accepted for HoloVec's signature but not used); bind
+    them with a random key to give several features unrelated codes.
+
+    On and off: MAP, MAP-C, MAP-I: +1 and -1; BSC (also bit-packed): 1 and 0; FHRR: the
+    phasors +1 and -1; HRR and VTB: +-1/sqrt(D) (the norm of their random vectors). Other
+    models (GHRR, BSDC, BSDC-SEG) raise ``TypeError``.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.encoders import ThermometerEncoder
+    >>> model = VSA.create("BSC", dim=1000)
+    >>> enc = ThermometerEncoder(model, 0.0, 10.0, levels=11)
+    >>> v = enc.encode([0.0, 5.0, 10.0])
+    >>> [int(x.sum()) for x in v]
+    [0, 500, 1000]
+    >>> [round(float(s), 2) for s in model.similarity(v[0], v)]
+    [1.0, 0.0, -1.0]
+    """
+
+    supported_models = ("MAP", "MAP-C", "MAP-I", "BSC", "FHRR", "HRR", "VTB")
+
+    def __init__(
+        self,
+        model: VSAModel,
+        min_val: float,
+        max_val: float,
+        levels: int | None = None,
+        seed: int | None = None,
+        *,
+        clip: bool = False,
+        n_bins: int | None = None,
+    ) -> None:
+        levels = _levels_argument(levels, n_bins, "n_bins")
+        super().__init__(model, min_val, max_val, levels, 0 if seed is None else seed, clip)
+        dim = model.dim
+        if levels - 1 > dim:
+            raise ValueError(f"{levels} thermometer levels need dim >= {levels - 1}, got dim {dim}")
+        self.counts = np.floor(np.arange(levels) * dim / (levels - 1) + 0.5).astype(np.int64)
+        self._table = self._make_table()
+
+    def _make_table(self) -> Any:
+        xp, model, backend = self.xp, self.model, self.backend
+        index = _index_dtype(backend)
+        on = (
+            xp.arange(model.dim, dtype=index, device=backend.device)[None, :]
+            < backend.asarray(self.counts, dtype=index)[:, None]
+        )
+        if model.name == "BSC":
+            bits = xp.astype(on, model.dtype)
+            return model.pack(bits) if model.packed else bits
+        scale = 1 / math.sqrt(model.dim) if model.name in ("HRR", "VTB") else 1.0
+        return xp.astype(xp.where(on, scale, -scale), model.dtype)

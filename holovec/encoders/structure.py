@@ -1,0 +1,298 @@
+"""Structures: records of role-filler pairs, and graphs as sets of bound node pairs.
+
+Both bind with the filler (or target) on the left and the key on the right,
+``bind(filler, role)``, so that ``unbind(record, role)`` recovers the filler for every
+model, the non-commutative ones (GHRR, VTB) included: unbind recovers the left
+operand given the right one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..models.base import VSAModel
+from ._common import bundle_segments, sqrt_dim_threshold, take_rows
+from .base import Encoder
+from .symbols import SymbolCodebook, SymbolTable, resolve_symbols
+
+__all__ = ["GraphEncoder", "RecordEncoder"]
+
+
+def _book(symbols: SymbolTable | SymbolCodebook, candidates: Any, what: str) -> SymbolCodebook:
+    if isinstance(candidates, SymbolCodebook):
+        return candidates
+    if candidates is not None:
+        table = symbols.table if isinstance(symbols, SymbolCodebook) else symbols
+        return table.codebook(candidates)
+    if isinstance(symbols, SymbolCodebook):
+        return symbols
+    if len(symbols) == 0:
+        raise ValueError(f"no {what} to decode against yet: encode something first or pass candidates=[...]")
+    return symbols.codebook(symbols.labels)
+
+
+class RecordEncoder(Encoder):
+    """Records (role -> filler mappings) as ``bundle_k bind(filler_k, role_k)``.
+
+    Roles and fillers are labels looked up in two symbol tables (by default tables of
+    the encoder's seed in the namespaces ``"role"`` and ``"filler"``); a filler may
+    also be a vector of the model (a nested record, say). :meth:`decode` reads a field
+    back: ``unbind(record, role)`` and the nearest filler, for many records at once.
+
+    Capacity: a field is read correctly while the bundle's signal for it (about
+    ``1/sqrt(k)`` for ``k`` fields) beats the noise of the candidates; e.g. MAP at
+    dim 2,000 reads all 20 fields of records over 50 candidate fillers.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.encoders import RecordEncoder
+    >>> model = VSA.create("FHRR", dim=2000)
+    >>> enc = RecordEncoder(model, seed=1)
+    >>> r = enc.encode({"name": "alice", "city": "paris", "job": "pilot"})
+    >>> enc.decode(r, "city")[0]
+    'paris'
+    """
+
+    def __init__(
+        self,
+        model: VSAModel,
+        roles: SymbolTable | SymbolCodebook | Sequence[Any] | None = None,
+        fillers: SymbolTable | SymbolCodebook | Sequence[Any] | None = None,
+        *,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(model, seed=seed)
+        self.roles = resolve_symbols(model, roles, self.seed, "role")
+        self.fillers = resolve_symbols(model, fillers, self.seed, "filler")
+
+    def _pairs(self, records: list[Mapping[Any, Any]]) -> tuple[Any, np.ndarray]:
+        model = self.model
+        lengths, role_labels, filler_labels, vector_slots = [], [], [], []
+        for record in records:
+            if not isinstance(record, Mapping):
+                raise TypeError(f"a record is a mapping of roles to fillers, got {type(record).__name__}")
+            if not record:
+                raise ValueError("cannot encode an empty record")
+            lengths.append(len(record))
+            for role, filler in record.items():
+                role_labels.append(role)
+                if model.backend.is_array(filler):
+                    vector_slots.append((len(filler_labels), model._check(filler, f"filler of {role!r}")))
+                    filler_labels.append(None)
+                else:
+                    filler_labels.append(filler)
+        roles = _vectors(self.roles, role_labels)
+        if vector_slots:
+            labelled = [i for i, f in enumerate(filler_labels) if f is not None]
+            parts = []
+            if labelled:
+                parts.append(_vectors(self.fillers, [filler_labels[i] for i in labelled]))
+            parts.append(model.xp.stack([v for _, v in vector_slots]))
+            order = np.argsort(np.array(labelled + [i for i, _ in vector_slots]), kind="stable")
+            fillers = take_rows(model, model.xp.concat(parts, axis=0), order)
+        else:
+            fillers = _vectors(self.fillers, filler_labels)
+        return model.bind(fillers, roles), np.asarray(lengths, dtype=np.int64)
+
+    def encode(self, record: Mapping[Any, Any]) -> Any:
+        """One record (a mapping role -> filler) -> one vector."""
+        items, _ = self._pairs([record])
+        return self.model.bundle(items)
+
+    def encode_batch(self, records: Iterable[Mapping[Any, Any]]) -> Any:
+        """Many records (any numbers of fields) -> ``(n, vector_length)``."""
+        records = list(records)
+        if not records:
+            raise ValueError("encode_batch needs at least one record")
+        items, lengths = self._pairs(records)
+        return bundle_segments(self.model, items, lengths)
+
+    def unbind(self, records: Any, role: Any) -> Any:
+        """The noisy filler vector(s) of ``role``: ``unbind(records, role)``."""
+        return self.model.unbind(records, _vector(self.roles, role))
+
+    def decode(
+        self, records: Any, role: Any, candidates: Iterable[Any] | SymbolCodebook | None = None
+    ) -> Any:
+        """The filler of ``role``: ``(label, similarity)`` for one record, a list of them
+        for a batch ``(n, vector_length)``; the nearest of ``candidates`` (default:
+        every filler seen), all records in one similarity matrix."""
+        book = _book(self.fillers, candidates, "fillers")
+        return book.cleanup(self.unbind(records, role))
+
+    def decode_all(
+        self,
+        record: Any,
+        roles: Iterable[Any] | None = None,
+        candidates: Iterable[Any] | SymbolCodebook | None = None,
+    ) -> dict[Any, tuple[Any, float]]:
+        """Every field of one record: ``{role: (filler, similarity)}`` for ``roles``
+        (default: every role seen), unbound and cleaned up together."""
+        roles = list(roles) if roles is not None else _labels(self.roles)
+        if not roles:
+            raise ValueError("no roles to decode")
+        book = _book(self.fillers, candidates, "fillers")
+        keys = _vectors(self.roles, roles)
+        found = book.cleanup(self.model.unbind(record[None, :], keys))
+        return dict(zip(roles, found, strict=True))
+
+
+class GraphEncoder(Encoder):
+    """A graph's edge set as one vector: the bundle of its edges' bound node pairs.
+
+    An undirected edge ``{u, v}`` is ``bind(v, u)`` (for non-commutative models both
+    ``bind(v, u)`` and ``bind(u, v)``, so that either end finds the other); a directed
+    edge ``u -> v`` is ``bind(permute(v, 1), u)``: the permutation marks the target.
+    :meth:`neighbours` unbinds a node (and un-permutes) and keeps the nodes whose
+    similarity passes a threshold, all candidates in one similarity matrix.
+
+    Capacity: with ``E`` edges the signal of one edge is about ``1/sqrt(E)`` (MAP:
+    ``sqrt(2/(pi E))``); the default threshold, ``4.5/sqrt(dim)``, keeps false
+    neighbours rare (about 3 per million candidates) for the dense models; sparse
+    models (BSDC, BSDC-SEG) need a threshold of their own.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.encoders import GraphEncoder
+    >>> model = VSA.create("MAP", dim=10000)
+    >>> enc = GraphEncoder(model, seed=1)
+    >>> g = enc.encode([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])
+    >>> sorted(label for label, _ in enc.neighbours(g, "c"))
+    ['a', 'b', 'd']
+    """
+
+    def __init__(
+        self,
+        model: VSAModel,
+        directed: bool = False,
+        *,
+        nodes: SymbolTable | SymbolCodebook | Sequence[Any] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(model, seed=seed)
+        self.directed = bool(directed)
+        self.nodes = resolve_symbols(model, nodes, self.seed, "node")
+
+    def _edges(self, edge_lists: list[Any]) -> tuple[Any, np.ndarray]:
+        model = self.model
+        sources, targets, lengths = [], [], []
+        for edges in edge_lists:
+            count = 0
+            for edge in edges:
+                try:
+                    u, v = edge
+                except (TypeError, ValueError):
+                    raise ValueError(f"an edge is a pair (u, v) of node labels, got {edge!r}") from None
+                sources.append(u)
+                targets.append(v)
+                count += 1
+            if count == 0:
+                raise ValueError("cannot encode a graph without edges")
+            lengths.append(count)
+        both = _vectors(self.nodes, sources + targets)
+        u, v = both[: len(sources)], both[len(sources) :]
+        lengths = np.asarray(lengths, dtype=np.int64)
+        if self.directed:
+            return model.bind(model.permute(v, 1), u), lengths
+        items = model.bind(v, u)
+        if model.is_commutative:
+            return items, lengths
+        # both orders, graph by graph: edge i of a graph starting at s (length k) goes to
+        # row i + s, its reverse to row i + s + k
+        items = model.xp.concat([items, model.bind(u, v)], axis=0)
+        start_of = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        length_of = np.repeat(lengths, lengths)
+        edge = np.arange(len(sources))
+        order = np.argsort(np.concatenate([edge + start_of, edge + start_of + length_of]), kind="stable")
+        return take_rows(model, items, order), 2 * lengths
+
+    def encode(self, edges: Iterable[tuple[Any, Any]]) -> Any:
+        """One graph (an iterable of ``(u, v)`` node pairs) -> one vector."""
+        items, _ = self._edges([edges])
+        return self.model.bundle(items)
+
+    def encode_batch(self, graphs: Iterable[Iterable[tuple[Any, Any]]]) -> Any:
+        """Many graphs -> ``(n, vector_length)``."""
+        graphs = list(graphs)
+        if not graphs:
+            raise ValueError("encode_batch needs at least one graph")
+        items, lengths = self._edges(graphs)
+        return bundle_segments(self.model, items, lengths)
+
+    def similarities(
+        self,
+        graph: Any,
+        node: Any,
+        *,
+        direction: str = "out",
+        candidates: Iterable[Any] | SymbolCodebook | None = None,
+    ) -> tuple[SymbolCodebook, Any]:
+        """The candidate nodes and their similarities to the neighbours of ``node``
+        (one node, or a list: shape ``(k, n_candidates)``)."""
+        model = self.model
+        if direction not in ("out", "in"):
+            raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+        book = _book(self.nodes, candidates, "nodes")
+        several = isinstance(node, list)
+        keys = _vectors(self.nodes, node if several else [node])
+        if not self.directed or direction == "out":
+            query = model.unbind(graph[None, :], keys)
+            if self.directed:
+                query = model.permute(query, -1)
+        else:
+            if not model.is_commutative:
+                raise TypeError(
+                    f"in-neighbours of a directed graph need a commutative model; {model.name} is not "
+                    "(encode the reversed edges in a second graph instead)"
+                )
+            query = model.unbind(graph[None, :], model.permute(keys, 1))
+        sims = book.similarities(query)
+        return book, sims if several else sims[0]
+
+    def neighbours(
+        self,
+        graph: Any,
+        node: Any,
+        threshold: float | None = None,
+        *,
+        direction: str = "out",
+        candidates: Iterable[Any] | SymbolCodebook | None = None,
+    ) -> list[tuple[Any, float]] | list[list[tuple[Any, float]]]:
+        """Nodes joined to ``node`` (targets for ``direction="out"``, sources for
+        ``"in"``): ``[(label, similarity), ...]`` best first, those with similarity
+        >= ``threshold`` (default ``4.5/sqrt(dim)``). A list of nodes gives a list."""
+        threshold = sqrt_dim_threshold(self.model) if threshold is None else float(threshold)
+        book, sims = self.similarities(graph, node, direction=direction, candidates=candidates)
+        host = self.model.backend.to_numpy(sims)
+        rows = host.reshape(-1, len(book))
+        out = []
+        for row in rows:
+            keep = np.flatnonzero(row >= threshold)
+            keep = keep[np.argsort(-row[keep], kind="stable")]
+            out.append([(book.labels[i], float(row[i])) for i in keep])
+        return out if host.ndim == 2 else out[0]
+
+    def has_edge(self, graph: Any, u: Any, v: Any) -> float:
+        """Similarity of the graph with the edge ``(u, v)``: about ``1/sqrt(E)`` if present
+        (MAP: ``sqrt(2/(pi E))``), about 0 if not."""
+        items, _ = self._edges([[(u, v)]])
+        return float(self.model.similarity(graph, items[0]))
+
+
+def _vectors(symbols: SymbolTable | SymbolCodebook, labels: list[Any]) -> Any:
+    if isinstance(symbols, SymbolCodebook):
+        return symbols.lookup(symbols.index(labels))
+    return symbols.vectors(labels)
+
+
+def _vector(symbols: SymbolTable | SymbolCodebook, label: Any) -> Any:
+    return _vectors(symbols, [label])[0]
+
+
+def _labels(symbols: SymbolTable | SymbolCodebook) -> list[Any]:
+    return list(symbols.labels)

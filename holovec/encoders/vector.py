@@ -1,0 +1,110 @@
+"""Feature vectors by random projection: ``x (n, f) -> (n, D)`` with one matrix product.
+
+``R`` is a seeded ``(f, D)`` matrix of standard normal numbers from
+:mod:`holovec.random` (:attr:`~holovec.random.Purpose.PROJECTION`), the same on every
+backend. What ``x @ R`` becomes depends on the model:
+
+- MAP, MAP-I, BSC (packed or not): the sign of ``x @ R`` (SimHash): the expected
+  similarity of two encodings is ``1 - 2 * angle(x, y) / pi``, a monotone function of
+  the inputs' cosine. Zeros take the model's tie-break.
+- MAP-C: ``x @ R / |x|`` (standard normal per element) clipped to [-1, 1].
+- HRR, VTB: ``x @ R`` scaled to unit length (a Johnson-Lindenstrauss projection): the
+  similarity (cosine) of two encodings is about the cosine of the inputs, within
+  about ``1/sqrt(D)``.
+- FHRR: the phases ``bandwidth * (x @ R)``, i.e. random Fourier features: the expected
+  similarity is the Gaussian kernel ``exp(-bandwidth**2 * |x - y|**2 / 2)`` of the
+  inputs' distance.
+
+Other models (GHRR, BSDC, BSDC-SEG) raise ``TypeError``: their vectors are not a
+pointwise function of a projection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models.base import VSAModel
+from ..random import Purpose, random_normal
+from ._common import Sums, check_count
+from .base import Encoder, check_values
+
+__all__ = ["RandomProjectionEncoder", "VectorEncoder"]
+
+
+class VectorEncoder(Encoder):
+    """Real feature vectors of length ``n_features`` as hypervectors (random projection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from holovec import VSA
+    >>> from holovec.encoders import VectorEncoder
+    >>> model = VSA.create("MAP", dim=10000)
+    >>> enc = VectorEncoder(model, n_features=3, seed=1)
+    >>> x = np.array([[1.0, 0.0, 0.0], [0.9, 0.1, 0.0], [0.0, 0.0, 1.0]])
+    >>> h = enc.encode(x)
+    >>> float(model.similarity(h[0], h[1])) > 0.8, abs(float(model.similarity(h[0], h[2]))) < 0.1
+    (True, True)
+    """
+
+    supported_models = ("MAP", "MAP-I", "MAP-C", "BSC", "HRR", "VTB", "FHRR")
+
+    def __init__(
+        self, model: VSAModel, n_features: int, *, bandwidth: float = 1.0, seed: int | None = None
+    ) -> None:
+        super().__init__(model, seed=seed)
+        self.n_features = check_count(n_features, "n_features")
+        bandwidth = float(bandwidth)
+        if not (bandwidth > 0 and bandwidth < float("inf")):
+            raise ValueError(f"bandwidth must be a positive finite number, got {bandwidth}")
+        self.bandwidth = bandwidth
+        self._matrix: Any = None
+        self._sums = Sums.of(model)
+
+    @property
+    def real_dtype(self) -> Any:
+        name = self.model.dtype_name
+        return self.model.backend.dtype("float64" if name in ("float64", "complex128") else "float32")
+
+    @property
+    def matrix(self) -> Any:
+        """The projection ``R``, shape ``(n_features, dim)`` (drawn on first use)."""
+        if self._matrix is None:
+            model = self.model
+            self._matrix = random_normal(
+                model.backend,
+                self.seed,
+                self.n_features,
+                model.dim,
+                self.real_dtype,
+                purpose=Purpose.PROJECTION,
+            )
+        return self._matrix
+
+    def project(self, x: Any) -> Any:
+        """``x @ R`` for checked input: ``(f,)`` -> ``(dim,)``, ``(n, f)`` -> ``(n, dim)``."""
+        model, xp = self.model, self.model.xp
+        values = check_values(model.backend, x, name="x")
+        if values.ndim not in (1, 2) or values.shape[-1] != self.n_features:
+            raise ValueError(
+                f"x must have shape ({self.n_features},) or (n, {self.n_features}), got {tuple(values.shape)}"
+            )
+        return xp.astype(values, self.real_dtype) @ self.matrix
+
+    def encode(self, x: Any) -> Any:
+        """One feature vector ``(f,)`` -> one hypervector; ``(n, f)`` -> ``(n, vector_length)``."""
+        model, xp = self.model, self.model.xp
+        z = self.project(x)
+        name = model.name
+        if name == "FHRR":
+            return xp.astype(model.backend.unit_phasor(self.bandwidth * z), model.dtype)
+        if name == "MAP-C":
+            norm = xp.sqrt(xp.sum(z * z, axis=-1, keepdims=True) / model.dim)
+            return model.normalize(xp.astype(z / xp.where(norm > 0, norm, 1), model.dtype))
+        if name == "MAP-I":
+            return model.normalize(xp.astype(z, model.dtype))
+        return self._sums.finish(xp.astype(z, self._sums.dtype))  # MAP, BSC: sign; HRR, VTB: unit length
+
+
+#: the same encoder under the name of what it does
+RandomProjectionEncoder = VectorEncoder
