@@ -166,3 +166,22 @@ def test_torch_autograd_through_fhrr_similarity(torch):
     model.similarity(torch.polar(torch.ones_like(theta), theta), b).backward()
     expected = -torch.sin(theta.detach() - torch.angle(b)) / DIM
     assert_close(theta.grad, expected, atol=1e-7)
+
+
+def test_encoder_and_model_as_jax_jit_arguments():
+    """The JIT snippet of the backends guide: an encoder and a model passed to jax.jit."""
+    jax = pytest.importorskip("jax")
+    from holovec import VSA
+    from holovec.encoders import FractionalPowerEncoder
+
+    model = VSA.create("FHRR", dim=1000, backend="jax")
+    encoder = FractionalPowerEncoder(model, 0, 1, seed=1)
+
+    @jax.jit
+    def process_batch(encoder, model, items):
+        hvs = [encoder.encode(item) for item in items]
+        return model.bundle(hvs)
+
+    batch = [0.1, 0.2, 0.3]
+    eager = model.bundle([encoder.encode(v) for v in batch])
+    assert float(model.similarity(process_batch(encoder, model, batch), eager)) > 0.9999

@@ -32,6 +32,7 @@ class Encoder:
                 f"got a {model.name} model"
             )
         self.model = model
+        model.backend.register_static(type(self))  # encoders may be passed to jax.jit
         # unseeded encoders of a seeded model are reproducible too (DESIGN invariant 1),
         # and two of them still differ: each takes the model's next spawned seed
         self.seed = model.spawn_seed() if seed is None else check_seed(seed)
