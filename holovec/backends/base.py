@@ -299,6 +299,33 @@ class Backend(ABC):
         """
         return self.xp.sum(self.popcount(x), axis=-1, dtype=self.dtype("int32"))
 
+    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
+        """The ``k`` largest scores along the last axis and their indices, best first;
+        equal scores in order of index (lowest first), so results are deterministic.
+
+        This default sorts (a stable ``argsort``); backends override it with a partial
+        selection (``argpartition``, ``topk``) that keeps the same order.
+        """
+        xp = self.xp
+        k = min(int(k), scores.shape[-1])
+        idx = xp.argsort(scores, axis=-1, descending=True, stable=True)[..., :k]
+        return xp.take_along_axis(scores, idx, axis=-1), idx
+
+    def _top_k_from_kth(self, scores: Any, k: int, kth: Any) -> tuple[Any, Any]:
+        """Top-k given the k-th largest score of each row (``kth``, shape ``(..., 1)``):
+        every score above it, then the lowest-index scores equal to it, sorted stably."""
+        xp = self.xp
+        above = scores > kth
+        equal = scores == kth
+        need = k - xp.sum(xp.astype(above, self.dtype("int32")), axis=-1, keepdims=True)
+        take = above | (equal & (xp.cumulative_sum(xp.astype(equal, self.dtype("int32")), axis=-1) <= need))
+        rows = scores.shape[:-1]
+        cols = xp.nonzero(xp.reshape(take, (-1, scores.shape[-1])))[1]
+        idx = xp.reshape(cols, (*rows, k))
+        values = xp.take_along_axis(scores, idx, axis=-1)
+        order = xp.argsort(values, axis=-1, descending=True, stable=True)
+        return xp.take_along_axis(values, order, axis=-1), xp.take_along_axis(idx, order, axis=-1)
+
     def synchronize(self) -> None:  # noqa: B027 - a no-op unless overridden
         """Wait for queued device work (for timing)."""
 

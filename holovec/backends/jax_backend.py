@@ -114,6 +114,13 @@ class JaxBackend(Backend):
     def jit(self, fn: Callable) -> Callable:
         return jax.jit(fn)
 
+    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
+        n = scores.shape[-1]
+        k = min(int(k), n)
+        if k == n or k == 0:
+            return super().top_k(scores, k)
+        return jax.lax.top_k(scores, k)  # documented: equal values, lower index first
+
     def popcount(self, x: Any) -> Any:
         return jax.lax.population_count(x)
 

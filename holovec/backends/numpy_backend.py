@@ -134,6 +134,20 @@ class NumpyBackend(Backend):
             return [fn(c) for c in chunks]
         return list(_thread_pool().map(fn, chunks))
 
+    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
+        n = scores.shape[-1]
+        k = min(int(k), n)
+        if k == n or k == 0:
+            return super().top_k(scores, k)
+        scores = np.ascontiguousarray(scores)  # rows in cache order (products come transposed)
+        idx = np.argpartition(scores, n - k, axis=-1)[..., n - k :]  # O(n), no sort
+        values = np.take_along_axis(scores, idx, axis=-1)
+        kth = values.min(axis=-1, keepdims=True)
+        if not ((scores >= kth).sum(axis=-1) == k).all():
+            return self._top_k_from_kth(scores, k, kth)  # ties at the k-th score: lowest index
+        order = np.lexsort((idx, -values), axis=-1)  # by score, then by index
+        return np.take_along_axis(values, order, axis=-1), np.take_along_axis(idx, order, axis=-1)
+
     def popcount(self, x: Any) -> Any:
         return np.bitwise_count(x)
 

@@ -121,6 +121,20 @@ class TorchBackend(Backend):
     def jit(self, fn: Callable) -> Callable:
         return torch.compile(fn)
 
+    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
+        n = scores.shape[-1]
+        k = min(int(k), n)
+        if k == n or k == 0:
+            return super().top_k(scores, k)
+        values, idx = torch.topk(scores, k, dim=-1)  # best first; order among ties unspecified
+        kth = values[..., -1:]
+        if not bool(((scores >= kth).sum(dim=-1) == k).all()):
+            return self._top_k_from_kth(scores, k, kth)  # ties at the k-th score: lowest index
+        by_index = torch.argsort(idx, dim=-1)
+        values, idx = values.gather(-1, by_index), idx.gather(-1, by_index)
+        order = torch.argsort(values, dim=-1, descending=True, stable=True)
+        return values.gather(-1, order), idx.gather(-1, order)
+
     def popcount(self, x: Any) -> Any:
         # torch has no popcount: count the bits of each byte, then add the bytes of an element
         counts = _byte_popcount(x.contiguous().view(torch.uint8))

@@ -1,0 +1,9 @@
+"""Retrieval: codebooks, item stores (top-k search), cleanup and associative memories."""
+
+from .assoc import AssocStore
+from .cleanup import cleanup
+from .codebook import Codebook
+from .resonator import Resonator, ResonatorResult
+from .store import ItemStore, search
+
+__all__ = ["AssocStore", "Codebook", "ItemStore", "Resonator", "ResonatorResult", "cleanup", "search"]

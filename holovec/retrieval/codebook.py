@@ -1,0 +1,347 @@
+"""Codebook: labels <-> the stacked vectors of one model, with safe storage.
+
+Stored as ``.npz`` (no pickle) holding the vectors and a JSON metadata record: model,
+dim, dtype, options, backend, seed, format version, the labels and a SHA-256 checksum
+of labels and vectors, all validated on load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Iterable
+from os import PathLike
+from typing import Any
+
+import numpy as np
+
+from ..models.base import VSAModel
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "Codebook"]
+
+FORMAT = "holovec.codebook"
+FORMAT_VERSION = 1
+
+
+def _label_key(label: Any) -> tuple[str, Any]:
+    """A hashable key that keeps label types apart (``1``, ``1.0``, ``True``, ``"1"``)."""
+    return (type(label).__name__, label)
+
+
+def _encode_label(label: Any) -> list:
+    if isinstance(label, (bool, np.bool_)):
+        return ["b", bool(label)]
+    if isinstance(label, (int, np.integer)):
+        return ["i", int(label)]
+    if isinstance(label, (float, np.floating)):
+        return ["f", float(label).hex()]
+    if isinstance(label, str):
+        return ["s", label]
+    raise TypeError(
+        f"only str, int, float and bool labels can be saved, got {type(label).__name__} {label!r}"
+    )
+
+
+def _decode_label(item: Any) -> Any:
+    if not (isinstance(item, list) and len(item) == 2 and item[0] in ("b", "i", "f", "s")):
+        raise ValueError(f"bad label record {item!r} in codebook file")
+    tag, value = item
+    if tag == "b" and isinstance(value, bool):
+        return value
+    if tag == "i" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if tag == "f" and isinstance(value, str):
+        return float.fromhex(value)
+    if tag == "s" and isinstance(value, str):
+        return value
+    raise ValueError(f"bad label record {item!r} in codebook file")
+
+
+def _checksum(labels_json: str, vectors: np.ndarray) -> str:
+    h = hashlib.sha256()
+    h.update(labels_json.encode("utf-8"))
+    h.update(str(vectors.dtype.str).encode() + str(vectors.shape).encode())
+    h.update(np.ascontiguousarray(vectors).tobytes())
+    return h.hexdigest()
+
+
+def _model_options(model: VSAModel) -> dict[str, Any]:
+    out = {}
+    for name in getattr(model, "option_names", ()):
+        value = getattr(model, name, None)
+        if value is None or isinstance(value, (bool, int, float, str)):
+            out[name] = value
+    return out
+
+
+class Codebook:
+    """Labels and their vectors (row ``i`` holds label ``i``) for one model.
+
+    Parameters
+    ----------
+    model:
+        The model whose vectors the codebook holds.
+    labels:
+        Distinct hashable labels. Without ``vectors``, each label gets a seeded symbol
+        vector (:class:`holovec.encoders.SymbolTable`) from a seed spawned by the model.
+    vectors:
+        An array ``(n, vector_length)`` of the model; without ``labels`` the labels are
+        ``0 .. n-1``.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.retrieval import Codebook
+    >>> model = VSA.create("MAP", dim=1000)
+    >>> book = Codebook.from_seed(model, ["cat", "dog"], seed=7)
+    >>> len(book), book.labels
+    (2, ['cat', 'dog'])
+    >>> float(model.similarity(book["dog"], book.vectors[1]))
+    1.0
+    """
+
+    def __init__(self, model: VSAModel, labels: Iterable[Any] | None = None, vectors: Any = None) -> None:
+        if not isinstance(model, VSAModel):
+            raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
+        self.model = model
+        self.seed: int | None = None
+        self.namespace = ""
+        labels = None if labels is None else list(labels)
+        if vectors is None:
+            if labels is None:
+                labels = []
+            if labels:
+                self.seed = model.spawn_seed()
+                vectors = self._symbols(labels, self.seed, "")
+            else:
+                vectors = self._empty()
+        else:
+            vectors = model.asarray(vectors)
+            if vectors.ndim != 2:
+                raise ValueError(
+                    f"vectors must have shape (n, {model.vector_length}), got {tuple(vectors.shape)}"
+                )
+            if labels is None:
+                labels = list(range(vectors.shape[0]))
+            if len(labels) != vectors.shape[0]:
+                raise ValueError(
+                    f"{len(labels)} labels for {vectors.shape[0]} vectors; give one label per row"
+                )
+        self._labels: list[Any] = labels
+        self._vectors = vectors
+        self._rows = self._index(labels)
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def from_seed(cls, model: VSAModel, labels: Iterable[Any], seed: int, *, namespace: str = "") -> Codebook:
+        """The codebook of seeded symbols of ``labels``: the same (model, seed, labels)
+        give the same vectors in every process and on every backend."""
+        labels = list(labels)
+        book = cls(model, labels, cls._symbols_of(model, labels, seed, namespace) if labels else None)
+        book.seed, book.namespace = seed, namespace
+        return book
+
+    @staticmethod
+    def _symbols_of(model: VSAModel, labels: list[Any], seed: int, namespace: str) -> Any:
+        from ..encoders.symbols import SymbolTable
+
+        return SymbolTable(model, seed, namespace=namespace, cache=False).draw(labels)
+
+    def _symbols(self, labels: list[Any], seed: int, namespace: str) -> Any:
+        return self._symbols_of(self.model, labels, seed, namespace)
+
+    def _empty(self) -> Any:
+        m = self.model
+        return m.xp.zeros((0, m.vector_length), dtype=m.dtype, device=m.device)
+
+    @staticmethod
+    def _index(labels: list[Any]) -> dict[Any, int]:
+        rows = {}
+        for i, label in enumerate(labels):
+            try:
+                key = _label_key(label)
+                if key in rows:
+                    raise ValueError(f"duplicate label {label!r}; a codebook's labels must be distinct")
+            except TypeError:
+                raise TypeError(f"labels must be hashable, got {type(label).__name__}") from None
+            rows[key] = i
+        return rows
+
+    # -- access ------------------------------------------------------------------------
+    @property
+    def labels(self) -> list[Any]:
+        return list(self._labels)
+
+    @property
+    def vectors(self) -> Any:
+        """The vectors, shape ``(len(self), vector_length)``, row ``i`` for label ``i``."""
+        return self._vectors
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __contains__(self, label: Any) -> bool:
+        try:
+            return _label_key(label) in self._rows
+        except TypeError:
+            return False
+
+    def index(self, label: Any) -> int:
+        """The row of ``label`` (``KeyError`` if absent)."""
+        try:
+            return self._rows[_label_key(label)]
+        except (KeyError, TypeError):
+            raise KeyError(f"label {label!r} is not in this codebook of {len(self)} labels") from None
+
+    def __getitem__(self, label: Any) -> Any:
+        return self._vectors[self.index(label)]
+
+    def __repr__(self) -> str:
+        return f"Codebook({len(self)} labels, model={self.model!r})"
+
+    # -- changes -----------------------------------------------------------------------
+    def add(self, label: Any, vector: Any = None) -> None:
+        """Add ``label`` with ``vector`` (one vector of the model), or with its seeded
+        symbol vector where the codebook was made from a seed."""
+        if label in self:
+            raise ValueError(f"label {label!r} is already in the codebook")
+        if vector is None:
+            if self.seed is None:
+                raise ValueError("give a vector: this codebook has no seed to draw symbols from")
+            row = self._symbols([label], self.seed, self.namespace)
+        else:
+            vector = self.model.asarray(vector)
+            if vector.ndim != 1:
+                raise ValueError(
+                    f"add takes one vector of shape ({self.model.vector_length},), got {tuple(vector.shape)}"
+                )
+            row = vector[None, :]
+            self.seed = None  # no longer rebuildable from (model, seed, labels)
+        key = _label_key(label)
+        self._vectors = self.model.xp.concat([self._vectors, row], axis=0)
+        self._rows[key] = len(self._labels)
+        self._labels.append(label)
+
+    def remove(self, label: Any) -> None:
+        """Remove ``label`` and its vector (``KeyError`` if absent)."""
+        i = self.index(label)
+        xp = self.model.xp
+        self._vectors = xp.concat([self._vectors[:i], self._vectors[i + 1 :]], axis=0)
+        del self._labels[i]
+        self._rows = self._index(self._labels)
+
+    # -- storage -----------------------------------------------------------------------
+    def metadata(self, host_vectors: np.ndarray | None = None) -> dict[str, Any]:
+        m = self.model
+        if host_vectors is None:
+            host_vectors = m.backend.to_numpy(self._vectors)
+        labels_json = json.dumps([_encode_label(x) for x in self._labels])
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "model": m.name,
+            "dim": m.dim,
+            "vector_length": m.vector_length,
+            "dtype": m.dtype_name,
+            "options": _model_options(m),
+            "backend": m.backend.name,
+            "seed": None if self.seed is None else str(self.seed),
+            "namespace": self.namespace,
+            "count": len(self),
+            "labels": labels_json,
+            "sha256": _checksum(labels_json, host_vectors),
+        }
+
+    def save(self, path: str | PathLike) -> None:
+        """Write the codebook to ``path`` (``.npz``, no pickle; NumPy adds the suffix if missing)."""
+        host = np.ascontiguousarray(self.model.backend.to_numpy(self._vectors))
+        if host.dtype.kind not in "biufc":
+            raise TypeError(f"cannot save {self.model.dtype_name} vectors; NumPy has no such dtype")
+        meta = json.dumps(self.metadata(host))
+        np.savez(path, vectors=host, metadata=np.array(meta))
+
+    @classmethod
+    def load(cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None) -> Codebook:
+        """Read a codebook saved by :meth:`save`.
+
+        With ``model``, the file must hold that model's vectors (same name, dim, dtype
+        and options); without, a model is created from the metadata (on ``backend``,
+        default the one it was saved from). Truncated, tampered or mismatched files
+        raise ``ValueError``.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                names = set(data.files)
+                if names != {"vectors", "metadata"}:
+                    raise ValueError(f"expected arrays 'vectors' and 'metadata', found {sorted(names)}")
+                vectors = data["vectors"]
+                meta_raw = data["metadata"]
+        except FileNotFoundError:
+            raise
+        except ValueError as e:
+            raise ValueError(f"{path}: not a valid holovec codebook file: {e}") from None
+        except (OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
+            raise ValueError(
+                f"{path}: not a readable holovec codebook file (truncated or corrupt?): {e}"
+            ) from None
+        try:
+            meta = json.loads(str(meta_raw[()]))
+            if not isinstance(meta, dict):
+                raise TypeError
+        except (ValueError, TypeError, IndexError):
+            raise ValueError(f"{path}: the codebook's metadata is not a JSON record") from None
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{path}: not a holovec codebook (format {meta.get('format')!r})")
+        if meta.get("version") != FORMAT_VERSION:
+            raise ValueError(
+                f"{path}: codebook format version {meta.get('version')!r} is not supported "
+                f"(this holovec reads version {FORMAT_VERSION})"
+            )
+        required = ("model", "dim", "vector_length", "dtype", "options", "count", "labels", "sha256")
+        missing = [k for k in required if k not in meta]
+        if missing:
+            raise ValueError(f"{path}: codebook metadata lacks {', '.join(missing)}")
+        if vectors.ndim != 2 or vectors.shape != (meta["count"], meta["vector_length"]):
+            raise ValueError(
+                f"{path}: vectors have shape {vectors.shape}, the metadata says "
+                f"({meta['count']}, {meta['vector_length']})"
+            )
+        if vectors.dtype.name != meta["dtype"]:
+            raise ValueError(f"{path}: vectors are {vectors.dtype.name}, the metadata says {meta['dtype']}")
+        if not isinstance(meta["labels"], str) or _checksum(meta["labels"], vectors) != meta["sha256"]:
+            raise ValueError(f"{path}: checksum mismatch: the vectors or labels were changed or damaged")
+        try:
+            labels = [_decode_label(x) for x in json.loads(meta["labels"])]
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{path}: bad labels: {e}") from None
+        if len(labels) != meta["count"]:
+            raise ValueError(f"{path}: {len(labels)} labels for {meta['count']} vectors")
+        if model is None:
+            from ..vsa import VSA
+
+            model = VSA.create(
+                meta["model"],
+                meta["dim"],
+                backend if backend is not None else meta.get("backend"),
+                dtype=meta["dtype"],
+                **meta["options"],
+            )
+        else:
+            want = {
+                "model": model.name,
+                "dim": model.dim,
+                "dtype": model.dtype_name,
+                "options": _model_options(model),
+            }
+            for key, value in want.items():
+                if meta[key] != value:
+                    raise ValueError(
+                        f"{path}: the codebook holds vectors of {key} {meta[key]!r}, "
+                        f"but the model given has {key} {value!r}"
+                    )
+        book = cls(model, labels, vectors if len(labels) else None)
+        seed = meta.get("seed")
+        book.seed = None if seed is None else int(seed)
+        book.namespace = meta.get("namespace", "")
+        return book

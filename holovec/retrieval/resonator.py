@@ -1,0 +1,264 @@
+"""Resonator networks: factor bound products into items of known codebooks.
+
+Frady, Kent, Olshausen and Sommer (2020), "Resonator networks, 1: an efficient solution
+for factoring high-dimensional, distributed representations of data structures",
+Neural Computation 32(12).
+
+Given ``s = bind(x_1, bind(x_2, ... x_F))`` with each ``x_f`` a row of its own codebook
+``X_f`` (shape ``(n_f, dim)``), the network keeps one estimate per factor and updates the
+factors one after the other (each update uses the newest estimates of the others)::
+
+    u_f   = unbind(s, bind of the estimates of the other factors)
+    a_f   = similarity_matrix(u_f, X_f)              # (n_products, n_f)
+    a_f   = a_f @ pinv(X_f X_f^T)                    # only with ols=True
+    x_f  <- normalize(a_f @ X_f)                     # weighted superposition
+
+``normalize`` is the model's own (the sign for MAP, unit phasors for FHRR), which is
+the nonlinearity of the paper. BSC works in the bipolar view (bit 0 -> +1, bit 1 -> -1).
+All products are factored at once: every step is a matrix product over the whole batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backends import DTYPE_KINDS, dtype_name
+
+__all__ = ["Resonator", "ResonatorResult"]
+
+
+@dataclass(frozen=True)
+class ResonatorResult:
+    """What :meth:`Resonator.factor` found, per product (NumPy arrays on the host).
+
+    Attributes
+    ----------
+    indices : ndarray of int64, shape (n_products, n_factors)
+        Row of each factor's codebook that the network decoded.
+    similarities : ndarray of float, shape (n_products, n_factors)
+        Similarity of each unbound factor estimate with the decoded item (model scale).
+    iterations : ndarray of int64, shape (n_products,)
+        Iterations (sweeps over all factors) used until convergence, else ``max_iter``.
+    converged : ndarray of bool, shape (n_products,)
+        Whether the product converged: the decoded items bound together reproduce it
+        (similarity >= ``match_threshold``) or the estimates reached a fixed point.
+    reconstruction : ndarray of float, shape (n_products,)
+        Similarity of the bound decoded items with the product.
+    estimates : array of the model's backend, shape (n_factors, n_products, dim)
+        The final factor estimates.
+    """
+
+    indices: np.ndarray
+    similarities: np.ndarray
+    iterations: np.ndarray
+    converged: np.ndarray
+    reconstruction: np.ndarray
+    estimates: Any
+
+
+class Resonator:
+    """Resonator network that factors bound products of items of given codebooks.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose ``bind`` made the products. It needs an inverse (``unbind``), a
+        commutative bind, and vectors that are real or complex floats, or BSC bits
+        (unpacked): MAP, MAP-C, MAP-I, BSC, FHRR, HRR, GHRR with ``m=1``. Non-commutative
+        models (VTB, GHRR with ``m > 1``) raise ``TypeError``.
+    codebooks : sequence of arrays
+        One codebook per factor, each of shape ``(n_f, dim)`` made by ``model``.
+    max_iter : int
+        Most sweeps over the factors.
+    ols : bool
+        Use the OLS-projected weights ``pinv(X X^T) X`` instead of ``X`` (decorrelates
+        the items of a codebook; helps for correlated codebooks).
+    tol : float
+        An estimate counts as unchanged when its similarity with its previous value
+        is at least ``1 - tol``; a product converges when all its estimates are unchanged.
+    match_threshold : float
+        A product also converges as soon as the bound decoded items have similarity at
+        least this with it (a complete and exact factorization).
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.retrieval import Resonator
+    >>> model = VSA.create("MAP", dim=1500)
+    >>> books = [model.random(20, seed=s) for s in (1, 2, 3)]
+    >>> s = model.bind(model.bind(books[0][3], books[1][5]), books[2][7])
+    >>> Resonator(model, books).factor(s).indices.tolist()
+    [[3, 5, 7]]
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        codebooks: Sequence[Any],
+        *,
+        max_iter: int = 200,
+        ols: bool = False,
+        tol: float = 1e-5,
+        match_threshold: float = 0.999,
+    ) -> None:
+        self.model = model
+        self.xp = model.xp
+        kind = DTYPE_KINDS.get(dtype_name(model.dtype), "other")
+        self._bits = model.name == "BSC" and not getattr(model, "packed", False)
+        if kind not in ("float", "complex") and not self._bits:
+            raise TypeError(
+                f"Resonator needs a model with real or complex float vectors, or unpacked BSC; "
+                f"{model.name} vectors are {model.dtype_name}"
+                + (" (packed)" if getattr(model, "packed", False) else "")
+            )
+        if not model.is_commutative:
+            raise TypeError(
+                f"Resonator needs a commutative bind (it unbinds the other factors in any order); "
+                f"{model!r} does not commute"
+            )
+        if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+            raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
+        if not isinstance(ols, bool):
+            raise TypeError(f"ols must be True or False, got {ols!r}")
+        if not 0 <= tol < 1:
+            raise ValueError(f"tol must be in [0, 1), got {tol!r}")
+        if not -1 <= match_threshold <= 1:
+            raise ValueError(f"match_threshold must be in [-1, 1], got {match_threshold!r}")
+        if isinstance(codebooks, model.backend.array_type) or not isinstance(codebooks, (list, tuple)):
+            raise TypeError("codebooks must be a list or tuple of arrays, one (n_f, dim) codebook per factor")
+        if len(codebooks) < 2:
+            raise ValueError(f"a resonator needs at least 2 codebooks (factors), got {len(codebooks)}")
+        books = []
+        for f, book in enumerate(codebooks):
+            model._check(book, f"codebooks[{f}]")
+            if book.ndim != 2:
+                raise ValueError(
+                    f"codebooks[{f}] must be 2-d (n_items, {model.vector_length}), "
+                    f"got shape {tuple(book.shape)}"
+                )
+            if book.shape[0] == 0:
+                raise ValueError(f"codebooks[{f}] is empty; every factor needs at least one item")
+            books.append(book)
+        self.codebooks = books
+        self.max_iter = int(max_iter)
+        self.ols = ols
+        self.tol = float(tol)
+        self.match_threshold = float(match_threshold)
+        # what the superposition multiplies: the codebook itself, or its bipolar view (BSC)
+        self._views = [self._view(b) for b in books]
+        # OLS: coefficients a @ pinv(G), G the codebook's Gram matrix on the model's scale
+        self._pinv = [self.xp.linalg.pinv(self._gram(b)) for b in books] if ols else [None] * len(books)
+        self._init = [self._initial(b) for b in books]
+
+    # -- helpers -------------------------------------------------------------------------
+    def _view(self, book: Any) -> Any:
+        if self._bits:
+            return 1 - 2 * self.xp.astype(book, self.model.backend.dtype("float32"))
+        return book
+
+    def _gram(self, book: Any) -> Any:
+        return self.model.similarity_matrix(book, book)
+
+    def _initial(self, book: Any) -> Any:
+        """The normalised superposition of the whole codebook (all items equally likely)."""
+        return self.model.bundle(book)
+
+    def _project(self, coefficients: Any, f: int) -> Any:
+        """``normalize(coefficients @ X_f)``: back to a vector of the model."""
+        xp, view = self.xp, self._views[f]
+        if self._pinv[f] is not None:
+            coefficients = coefficients @ self._pinv[f]
+        superposed = xp.astype(coefficients, view.dtype) @ view
+        if self._bits:  # the sign in the bipolar view, back to bits (-1 -> 1)
+            return xp.astype(superposed < 0, self.model.dtype)
+        return self.model.normalize(superposed)
+
+    def _bind_all(self, vectors: Sequence[Any]) -> Any:
+        out = vectors[0]
+        for v in vectors[1:]:
+            out = self.model.bind(out, v)
+        return out
+
+    # -- the network ---------------------------------------------------------------------
+    def factor(self, products: Any) -> ResonatorResult:
+        """Factor one product (shape ``(dim,)``) or a batch (``(n_products, dim)``)."""
+        model, xp = self.model, self.xp
+        model._check(products, "products")
+        if products.ndim > 2:
+            raise ValueError(
+                f"products must have shape (dim,) or (n_products, dim), got {tuple(products.shape)}"
+            )
+        s = products if products.ndim == 2 else products[None, :]
+        n = s.shape[0]
+        F = len(self.codebooks)
+        backend = model.backend
+        est = [xp.broadcast_to(x0, s.shape) for x0 in self._init]
+        idx: list[Any] = [None] * F
+        sims: list[Any] = [None] * F
+        done = np.zeros(n, dtype=bool)
+        iterations = np.full(n, self.max_iter, dtype=np.int64)
+        final_idx = np.zeros((n, F), dtype=np.int64)
+        final_sim = np.zeros((n, F), dtype=np.float64)
+        # the products still running: converged ones leave the batch (their rows of the
+        # estimates are kept in `finished` and put back in order at the end)
+        active = np.arange(n)
+        s_act = s
+        finished: list[tuple[np.ndarray, Any]] = []
+
+        def record(rows: np.ndarray) -> None:
+            final_idx[active[rows]] = np.stack([backend.to_numpy(i) for i in idx], -1)[rows]
+            final_sim[active[rows]] = np.stack([backend.to_numpy(v) for v in sims], -1)[rows]
+
+        for it in range(1, self.max_iter + 1):
+            stable = None
+            for f in range(F):
+                others = self._bind_all([est[g] for g in range(F) if g != f])
+                unbound = model.unbind(s_act, others)
+                coeff = model.similarity_matrix(unbound, self.codebooks[f])  # (n, n_f)
+                # |a|: a bipolar product is also factored by two negated factors
+                idx[f] = xp.argmax(xp.abs(coeff), axis=-1)
+                sims[f] = xp.take_along_axis(coeff, idx[f][:, None], axis=-1)[:, 0]
+                new = self._project(coeff, f)
+                same = model.similarity(new, est[f]) >= 1 - self.tol
+                stable = same if stable is None else stable & same
+                est[f] = new
+            decoded = [xp.take(self.codebooks[f], idx[f], axis=0) for f in range(F)]
+            match = model.similarity(self._bind_all(decoded), s_act) >= self.match_threshold
+            now = np.asarray(backend.to_numpy(stable | match), dtype=bool).reshape(-1)
+            if not now.any():
+                continue
+            record(now)
+            iterations[active[now]] = it
+            done[active[now]] = True
+            rows = backend.asarray(np.nonzero(now)[0])
+            finished.append((active[now], xp.stack([xp.take(e, rows, axis=0) for e in est])))
+            if now.all():
+                active = active[:0]
+                break
+            keep = backend.asarray(np.nonzero(~now)[0])
+            s_act = xp.take(s_act, keep, axis=0)
+            est = [xp.take(e, keep, axis=0) for e in est]
+            idx = [xp.take(i, keep, axis=0) for i in idx]
+            sims = [xp.take(v, keep, axis=0) for v in sims]
+            active = active[~now]
+        if active.size:
+            record(np.ones(active.size, dtype=bool))
+            finished.append((active, xp.stack(est)))
+        order = np.concatenate([pos for pos, _ in finished])
+        estimates = xp.concat([e for _, e in finished], axis=1)
+        if not np.array_equal(order, np.arange(n)):
+            estimates = xp.take(estimates, backend.asarray(np.argsort(order)), axis=1)
+        decoded = [xp.take(self.codebooks[f], backend.asarray(final_idx[:, f]), axis=0) for f in range(F)]
+        recon = backend.to_numpy(model.similarity(self._bind_all(decoded), s))
+        return ResonatorResult(
+            indices=final_idx,
+            similarities=final_sim,
+            iterations=iterations,
+            converged=done,
+            reconstruction=np.asarray(recon, dtype=np.float64).reshape(n),
+            estimates=estimates,
+        )
