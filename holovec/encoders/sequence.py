@@ -33,22 +33,9 @@ from ._common import (
     take_rows,
 )
 from .base import Encoder, check_values
-from .symbols import SymbolCodebook, SymbolTable, resolve_symbols, rows_of_sequence
+from .symbols import SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols, rows_of_sequence
 
 __all__ = ["NGramEncoder", "PositionBindingEncoder", "TrajectoryEncoder"]
-
-
-def _candidates(symbols: SymbolTable | SymbolCodebook, candidates: Any) -> SymbolCodebook:
-    if isinstance(candidates, SymbolCodebook):
-        return candidates
-    if candidates is not None:
-        table = symbols.table if isinstance(symbols, SymbolCodebook) else symbols
-        return table.codebook(candidates)
-    if isinstance(symbols, SymbolCodebook):
-        return symbols
-    if len(symbols) == 0:
-        raise ValueError("nothing to decode against: the symbol table is empty (pass candidates=[...])")
-    return symbols.codebook(symbols.labels)
 
 
 class PositionBindingEncoder(Encoder):
@@ -175,7 +162,7 @@ class PositionBindingEncoder(Encoder):
         model = self.model
         m = max_positions if max_positions is not None else (self.max_length or 10)
         m = check_count(m, "max_positions")
-        book = _candidates(self.symbols, candidates)
+        book = decode_codebook(self.symbols, candidates)
         single = vectors.ndim == 1
         batch = vectors[None, :] if single else vectors  # (n, L)
         n, n_labels = batch.shape[0], len(book)

@@ -16,22 +16,9 @@ import numpy as np
 from ..models.base import VSAModel
 from ._common import bundle_segments, sqrt_dim_threshold, take_rows
 from .base import Encoder
-from .symbols import SymbolCodebook, SymbolTable, resolve_symbols
+from .symbols import SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols
 
 __all__ = ["GraphEncoder", "RecordEncoder"]
-
-
-def _book(symbols: SymbolTable | SymbolCodebook, candidates: Any, what: str) -> SymbolCodebook:
-    if isinstance(candidates, SymbolCodebook):
-        return candidates
-    if candidates is not None:
-        table = symbols.table if isinstance(symbols, SymbolCodebook) else symbols
-        return table.codebook(candidates)
-    if isinstance(symbols, SymbolCodebook):
-        return symbols
-    if len(symbols) == 0:
-        raise ValueError(f"no {what} to decode against yet: encode something first or pass candidates=[...]")
-    return symbols.codebook(symbols.labels)
 
 
 class RecordEncoder(Encoder):
@@ -121,7 +108,7 @@ class RecordEncoder(Encoder):
         """The filler of ``role``: ``(label, similarity)`` for one record, a list of them
         for a batch ``(n, vector_length)``; the nearest of ``candidates`` (default:
         every filler seen), all records in one similarity matrix."""
-        book = _book(self.fillers, candidates, "fillers")
+        book = decode_codebook(self.fillers, candidates, "fillers")
         return book.cleanup(self.unbind(records, role))
 
     def decode_all(
@@ -135,7 +122,7 @@ class RecordEncoder(Encoder):
         roles = list(roles) if roles is not None else _labels(self.roles)
         if not roles:
             raise ValueError("no roles to decode")
-        book = _book(self.fillers, candidates, "fillers")
+        book = decode_codebook(self.fillers, candidates, "fillers")
         keys = _vectors(self.roles, roles)
         found = book.cleanup(self.model.unbind(record[None, :], keys))
         return dict(zip(roles, found, strict=True))
@@ -237,7 +224,7 @@ class GraphEncoder(Encoder):
         model = self.model
         if direction not in ("out", "in"):
             raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
-        book = _book(self.nodes, candidates, "nodes")
+        book = decode_codebook(self.nodes, candidates, "nodes")
         several = isinstance(node, list)
         keys = _vectors(self.nodes, node if several else [node])
         if not self.directed or direction == "out":

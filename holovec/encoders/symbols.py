@@ -364,3 +364,20 @@ def resolve_symbols(
         "symbols must be a SymbolTable, a SymbolCodebook, a list of labels or None, "
         f"got {type(symbols).__name__}"
     )
+
+
+def decode_codebook(
+    symbols: SymbolTable | SymbolCodebook, candidates: Any, what: str = "symbols"
+) -> SymbolCodebook:
+    """The codebook a decoder searches: ``candidates`` (a codebook or a list of labels),
+    else the codebook or table the encoder uses."""
+    if isinstance(candidates, SymbolCodebook):
+        return candidates
+    if candidates is not None:
+        table = symbols.table if isinstance(symbols, SymbolCodebook) else symbols
+        return table.codebook(candidates)
+    if isinstance(symbols, SymbolCodebook):
+        return symbols
+    if len(symbols) == 0:
+        raise ValueError(f"no {what} to decode against yet: encode something first or pass candidates=[...]")
+    return symbols.codebook(symbols.labels)
