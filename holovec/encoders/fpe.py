@@ -22,6 +22,7 @@ encodings differ across backends only by the rounding of cos, sin (and the FFT f
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -244,7 +245,7 @@ def _check_phasor_model(encoder: Encoder) -> None:
 # -- fractional power encoders ---------------------------------------------------------------
 
 
-class _PhaseEncoder(Encoder):
+class _PhaseEncoder(Encoder, ABC):
     """What the fractional power encoders share: ``z(u) = exp(1j * u @ theta)`` for exponents
     ``u = (x - offset) * scale`` per axis, and a decoder that searches the exponent.
 
@@ -350,8 +351,9 @@ class _PhaseEncoder(Encoder):
         return _compiled(self, "_points_to_vectors")(points)
 
     # -- the kernel -------------------------------------------------------------------------
+    @abstractmethod
     def _characteristic(self, t: np.ndarray, axis: int) -> np.ndarray:
-        raise NotImplementedError
+        """The characteristic function of axis ``axis``'s phase distribution at ``t``."""
 
     def kernel(self, distance: Any) -> np.ndarray:
         """The expected similarity of ``z(x)`` and ``z(x + distance)`` (NumPy, on the host).
