@@ -16,6 +16,7 @@ from .cases import ModelEntry, Result, Settings, available_entries, find_entry, 
 from .encoders import encoders_json, render_encoders, run_encoders
 from .machine import CpuMeter, describe, header_lines
 from .report import render_markdown, render_text, to_json
+from .retrieval import render_retrieval, retrieval_json, run_retrieval
 from .sizes import DEFAULT, QUICK
 from .torchhd_ops import torchhd_status
 
@@ -63,6 +64,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--no-encoders", action="store_true", help="leave out the encoders section (benchmarks/encoders.py)"
     )
+    parser.add_argument(
+        "--no-retrieval",
+        action="store_true",
+        help="leave out the retrieval section (search of 10,000 and 100,000 items, resonator)",
+    )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
         "--json", type=Path, default=None, metavar="PATH", help="also save the results as JSON"
@@ -73,6 +79,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--repeat must be at least 1")
     if args.dim is not None and args.dim < 1:
         parser.error("--dim must be at least 1")
+    args.models_given = args.models is not None
     args.models = _model_names(parser, args.models)
     args.backends = _backend_names(parser, args.backend)
     return args
@@ -138,6 +145,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             budget_s=settings.budget_s,
             progress=None if args.quiet else sys.stderr,
         )
+    retrieval_results = []
+    if not args.no_retrieval:
+        retrieval_results = run_retrieval(
+            args.backends,
+            dim=sizes.dim,
+            quick=args.quick,
+            repeat=settings.repeat,
+            budget_s=settings.budget_s,
+            models=args.models if args.models_given else None,
+            progress=None if args.quiet else sys.stderr,
+        )
     elapsed = time.perf_counter() - started
     machine = describe(torchhd_version, meter)
     header = header_lines(machine)
@@ -145,10 +163,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     print(render(results, settings, header, torchhd_note), file=out)
     if encoder_results:
         print(render_encoders(encoder_results, markdown=args.markdown), file=out)
+    if retrieval_results:
+        print(render_retrieval(retrieval_results, markdown=args.markdown), file=out)
     print(f"\n(ran in {elapsed:.0f} s)", file=out)
     if args.json is not None:
         report = to_json(results, settings, machine, torchhd_note)
         report["encoders"] = encoders_json(encoder_results)
+        report["retrieval"] = retrieval_json(retrieval_results)
         report["elapsed_s"] = elapsed
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -61,3 +61,19 @@ def test_quick_run_prints_and_saves_every_row(tmp_path):
     for r in encoders.values():
         assert r["holovec"]["best"] > 0 and r["baseline"]["best"] > 0 and r["notes"] == []
     assert "encoders, backend: numpy" in text
+    # the retrieval section: search rows per model and size, and the resonator row
+    retrieval = json.loads(path.read_text())["retrieval"]
+    searched = {(r["model"], r["label"]) for r in retrieval if r["label"].startswith("top-10")}
+    assert searched == {
+        (m, f"top-10, {q} queries x 1,000 items")
+        for m in ("FHRR", "MAP", "BSC", "BSC packed")
+        for q in (10, 100)
+    }
+    for r in retrieval:
+        assert r["holovec"]["best"] > 0 and r["baseline"]["best"] > 0
+        assert r["notes"] == []  # holovec and the bare scores both find each query's item
+        if r["label"].startswith("top-10"):
+            assert r["peak_bytes"]["holovec"] > 0  # tracemalloc sees NumPy's arrays
+    (resonator,) = [r for r in retrieval if r["label"].startswith("resonator")]
+    assert resonator["info"][0].startswith("holovec: 100% factored")
+    assert "retrieval, backend: numpy" in text

@@ -293,8 +293,15 @@ def test_cleanup_hard_and_soft(make_model, spec):
     assert (sims > 0.99).all()
     warm = cleanup(model, noisy, book, soft=True, temperature=10.0)  # a blend of everything
     assert (to_numpy(model, model.similarity(warm, rows_of(model, book.vectors, rows))) < 0.9).all()
+    # chunks of 7 items with a running softmax give the one-pass blend
+    chunked = cleanup(model, noisy, book, soft=True, temperature=0.5, chunk_size=7)
+    whole = cleanup(model, noisy, book, soft=True, temperature=0.5, chunk_size=30)
+    agree = to_numpy(model, model.similarity(chunked, whole))
+    assert (agree > 0.999).all(), agree
     with pytest.raises(ValueError, match="temperature"):
         cleanup(model, noisy, book, soft=True, temperature=0)
+    with pytest.raises(ValueError, match="chunk_size"):
+        cleanup(model, noisy, book, soft=True, chunk_size=0)
 
 
 # -- associative memory ---------------------------------------------------------------------

@@ -66,12 +66,19 @@ class CosineSimilarity:
         return self._cosine(dots, norm_a, norm_b)
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        # one matrix product per chunk; the norms are O(n * dim), small beside it
-        xp = self.xp
-        q, b = self._cosine_operand(queries), self._cosine_operand(items)
-        norm_q = xp.sqrt(self.backend.vecdot(q, q))
-        norm_b = xp.sqrt(self.backend.vecdot(b, b))
-        return self._cosine(q @ b.mT, norm_q[:, None], norm_b[None, :])
+        return self._search_scores(self._search_index(queries), self._search_index(items))
+
+    def _search_index(self, vectors: Any) -> tuple[Any, Any]:
+        # the real operand (a view unless widened) and the norms, once per store or search
+        b = self._cosine_operand(vectors)
+        return b, self.xp.sqrt(self.backend.vecdot(b, b))
+
+    def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        (q, norm_q), (b, norm_b) = queries, items
+        return self._cosine(self._items_product(q, b), norm_q[:, None], norm_b[None, :])
+
+    def _search_temp_bytes_per_item(self, n_queries: int) -> int:
+        return 8 * n_queries  # the index holds the operand already: only the scores
 
     def _matrix_temp_bytes_per_item(self, n_queries: int = 0) -> int:
         """Per item: its real (or widened) copy and its squared elements, plus its column

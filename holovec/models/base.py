@@ -350,6 +350,38 @@ class VSAModel(ABC):
         per_item = self._matrix_temp_bytes_per_item(n_queries)
         return n_items if per_item == 0 else max(1, self._chunk_bytes // per_item)
 
+    # -- search over a prepared index (holovec.retrieval) -----------------------------------
+    def _search_index(self, vectors: Any) -> tuple[Any, ...]:
+        """Checked 2-d vectors in the form a search compares them in: a tuple of arrays
+        whose first axis is the vectors. By default the vectors themselves; a model whose
+        similarity needs per-vector work (norms, bit packing) does it here, so that an
+        :class:`~holovec.retrieval.ItemStore` pays it once at ``fit``, not per query, and
+        a search once per batch of queries, not per chunk."""
+        return (vectors,)
+
+    def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        """``similarity_matrix`` of indexed queries against (a chunk of) indexed items."""
+        return self._similarity_matrix(queries[0], items[0])
+
+    def _search_temp_bytes_per_item(self, n_queries: int) -> int:
+        """Temporary bytes per indexed item that ``_search_scores`` needs besides its result."""
+        return self._matrix_temp_bytes_per_item(n_queries)
+
+    def _index_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        """Scores of indexed queries against indexed items, in chunks that bound the
+        temporary memory (run on all cores where the kernel itself uses one)."""
+        n_queries, n_items = queries[0].shape[0], items[0].shape[0]
+        per_item = self._search_temp_bytes_per_item(n_queries)
+        chunk_size = n_items if per_item == 0 else max(1, self._search_chunk_bytes // per_item)
+        if chunk_size >= n_items:
+            return self._search_scores(queries, items)
+
+        def chunk(start: int) -> Any:
+            return self._search_scores(queries, tuple(a[start : start + chunk_size] for a in items))
+
+        mapper = self._backend.map_chunks if self._parallel_search else _map_list
+        return self.xp.concat(mapper(chunk, range(0, n_items, chunk_size)), axis=-1)
+
     # -- what each model supplies ----------------------------------------------------------
     @abstractmethod
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
@@ -403,6 +435,9 @@ class VSAModel(ABC):
     #: whether similarity_matrix chunks may run in parallel threads (kernels that use one
     #: core; matrix products already use them all)
     _parallel_chunks: ClassVar[bool] = False
+    #: the same for the chunks of ``_search_scores``, and the temporary memory of one
+    _parallel_search: ClassVar[bool] = False
+    _search_chunk_bytes: ClassVar[int] = CHUNK_BYTES
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""

@@ -42,7 +42,7 @@ class PackedBSC(BSC):
 
     @property
     def vector_length(self) -> int:
-        return 8 * -(-self.dim // 64)
+        return self._packed_length
 
     # -- conversion ----------------------------------------------------------------------
     def pack(self, bits: Any) -> Any:
@@ -92,11 +92,13 @@ class PackedBSC(BSC):
         return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        hamming = self.backend.hamming_matrix(queries, items, self.dim)
-        return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
+        return self._search_scores((queries,), (items,))
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
-        return self.backend.hamming_temp_bytes(n_queries, self.vector_length, self.dim)
+        return self._search_temp_bytes_per_item(n_queries)
+
+    def _as_packed(self, bits: Any) -> Any:
+        return bits  # stored packed already
 
 
 def _bit_sliced_count(xp: Any, stacked: Any) -> list[Any]:

@@ -1,10 +1,12 @@
 """ItemStore: top-k search of many queries against a codebook, chunked over items.
 
-Each chunk of items is one ``model.similarity_matrix`` (one matrix product, or
-XOR/popcount for packed binary codes); a running top-k per query is merged chunk by
-chunk, so memory stays ``n_queries x chunk`` however many items there are. Top-k uses
-the backend's partial selection (:meth:`holovec.backends.Backend.top_k`); equal
-similarities come back lowest index first.
+A store keeps its codebook in the model's search form (``model._search_index``: the
+item norms for cosine models, the items bit-packed for BSC), made once at the first
+search. Each chunk of items is then one matrix product (or XOR/popcount on packed bits),
+and a running top-k per query is merged chunk by chunk, so memory stays
+``n_queries x chunk`` however many items there are. Top-k uses the backend's partial
+selection (:meth:`holovec.backends.Backend.top_k`); equal similarities come back
+lowest index first.
 """
 
 from __future__ import annotations
@@ -36,14 +38,21 @@ def search(
     """The ``k`` most similar items of each query: ``(similarities, indices)``, backend
     arrays of shape ``(..., min(k, n_items))``, best first (ties: lowest index first)."""
     k = _check_k(k)
-    model._check(queries, "queries")
     model._check(items, "items")
     if items.ndim != 2:
         raise ValueError(f"items must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}")
+    return _search_index(model, queries, model._search_index(items), k, chunk_size)
+
+
+def _search_index(
+    model: VSAModel, queries: Any, index: tuple[Any, ...], k: int, chunk_size: int | None
+) -> tuple[Any, Any]:
+    """:func:`search` against items already in the model's search form (``model._search_index``)."""
+    model._check(queries, "queries")
     xp, backend = model.xp, model.backend
     batch = tuple(queries.shape[:-1])
-    q = xp.reshape(queries, (-1, model.vector_length))
-    n_q, n_items = q.shape[0], items.shape[0]
+    q = model._search_index(xp.reshape(queries, (-1, model.vector_length)))
+    n_q, n_items = q[0].shape[0], index[0].shape[0]
     if n_items == 0:
         raise ValueError("cannot search an empty set of items")
     k = min(k, n_items)
@@ -53,7 +62,7 @@ def search(
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
     best_s = best_i = None
     for start in range(0, n_items, chunk_size):
-        scores = model.similarity_matrix(q, items[start : start + chunk_size])
+        scores = model._index_scores(q, tuple(a[start : start + chunk_size] for a in index))
         s, i = backend.top_k(scores, k)
         i = i + start
         if best_s is not None:
@@ -86,6 +95,8 @@ class ItemStore:
         self.model = model
         self.chunk_size = chunk_size
         self.codebook: Codebook | None = None
+        self._index_of: Any = None
+        self._index_cache: tuple[Any, ...] = ()
 
     def fit(self, codebook: Codebook | Any, labels: Any = None) -> ItemStore:
         """Search ``codebook`` (a :class:`Codebook`, or an array of vectors with optional labels)."""
@@ -94,6 +105,7 @@ class ItemStore:
         elif codebook.model is not self.model:
             raise ValueError("the codebook belongs to another model than this store's")
         self.codebook = codebook
+        self._index_of: Any = None  # the vectors the cached search index was made from
         return self
 
     def _book(self) -> Codebook:
@@ -103,13 +115,22 @@ class ItemStore:
             raise ValueError("the store's codebook has no items")
         return self.codebook
 
+    def _index(self, book: Codebook) -> tuple[Any, ...]:
+        """The codebook in the model's search form (norms, packed bits), made once and made
+        again after ``add`` or ``remove`` (which replace the codebook's array)."""
+        if self._index_of is not book.vectors:
+            self._index_cache = self.model._search_index(book.vectors)
+            self._index_of = book.vectors
+        return self._index_cache
+
     def __len__(self) -> int:
         return 0 if self.codebook is None else len(self.codebook)
 
     def search(self, queries: Any, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``(similarities, indices)`` as NumPy arrays of shape ``(..., k)``, best first."""
         book = self._book()
-        s, i = search(self.model, queries, book.vectors, k, chunk_size=self.chunk_size)
+        k = _check_k(k)
+        s, i = _search_index(self.model, queries, self._index(book), k, self.chunk_size)
         backend = self.model.backend
         return backend.to_numpy(s), backend.to_numpy(i)
 
