@@ -21,6 +21,7 @@ from .sizes import DEFAULT, QUICK
 from .torchhd_ops import torchhd_status
 
 BACKENDS = ("numpy", "torch", "jax")
+SECTIONS = ("ops", "encoders", "retrieval")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -62,12 +63,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--dim", type=int, default=None, help="elements per vector (default: 10000)")
     parser.add_argument("--no-torchhd", action="store_true", help="leave out the torchhd column")
     parser.add_argument(
-        "--no-encoders", action="store_true", help="leave out the encoders section (benchmarks/encoders.py)"
-    )
-    parser.add_argument(
-        "--no-retrieval",
-        action="store_true",
-        help="leave out the retrieval section (search of 10,000 and 100,000 items, resonator)",
+        "--sections",
+        default=",".join(SECTIONS),
+        help="comma-separated sections to run: ops (the operations table), encoders "
+        "(benchmarks/encoders.py), retrieval (benchmarks/retrieval.py) (default: all three)",
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
@@ -79,6 +78,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--repeat must be at least 1")
     if args.dim is not None and args.dim < 1:
         parser.error("--dim must be at least 1")
+    args.sections = [part.strip() for part in args.sections.split(",") if part.strip()]
+    unknown = [part for part in args.sections if part not in SECTIONS]
+    if unknown or not args.sections:
+        given = ", ".join(unknown) or "(none given)"
+        parser.error(f"unknown section(s) {given}; available: {', '.join(SECTIONS)}")
     args.models_given = args.models is not None
     args.models = _model_names(parser, args.models)
     args.backends = _backend_names(parser, args.backend)
@@ -134,9 +138,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     )
     meter = CpuMeter()
     started = time.perf_counter()
-    results = run(args.backends, args.models, settings, None if args.quiet else sys.stderr)
+    results = []
+    if "ops" in args.sections:
+        results = run(args.backends, args.models, settings, None if args.quiet else sys.stderr)
     encoder_results = []
-    if not args.no_encoders:
+    if "encoders" in args.sections:
         encoder_results = run_encoders(
             args.backends,
             dim=sizes.dim,
@@ -146,7 +152,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             progress=None if args.quiet else sys.stderr,
         )
     retrieval_results = []
-    if not args.no_retrieval:
+    if "retrieval" in args.sections:
         retrieval_results = run_retrieval(
             args.backends,
             dim=sizes.dim,
