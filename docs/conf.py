@@ -57,7 +57,7 @@ sphinx_gallery_conf = {
     "examples_dirs": ["../examples"],
     "gallery_dirs": ["examples"],
     "filename_pattern": r".*\.py$",  # run every example, not only plot_*.py
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.tutorial_order",
     "abort_on_example_error": True,
     "download_all_examples": False,
     "remove_config_comments": True,

@@ -1,4 +1,7 @@
-"""Quick start: encode records as hypervectors, then ask them questions.
+"""Records and analogies: what is the dollar of Mexico?
+====================================================
+
+Encode records as hypervectors, then ask them questions.
 
 Each country is a record {name, capital, currency}: every field's role vector is
 bound to its filler vector, and the bound pairs are bundled into one vector.
@@ -6,7 +9,9 @@ Unbinding a role from a record gives a noisy filler, which a search of the
 filler codebook cleans up. Binding the two records maps one onto the other,
 so it answers analogies: "what is the dollar of Mexico?" (Kanerva 2010).
 
-Run:  python examples/quickstart.py [--model FHRR|MAP|BSC] [--backend numpy|torch|jax]
+Run it from the command line, on any model and backend::
+
+    python examples/quickstart.py [--model FHRR|MAP|BSC] [--backend numpy|torch|jax] [--dim 10000]
 """
 
 from __future__ import annotations
@@ -48,8 +53,13 @@ def main(model_name: str = "FHRR", backend: str = "numpy", dim: int = 10_000) ->
     print(f"\nWhat is the dollar of Mexico?  -> {label} (similarity {sim:.3f})")
 
 
+# %%
+# Run the demo: ``--model``, ``--backend`` and ``--dim`` choose the model, the backend
+# and the dimension (defaults: FHRR, NumPy, 10,000).
+
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # the docstring's title (sphinx-gallery runs the script without its docstring)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--model", default="FHRR", help="FHRR, MAP or BSC")
     parser.add_argument("--backend", default="numpy", help="numpy, torch or jax")
     parser.add_argument("--dim", type=int, default=10_000)

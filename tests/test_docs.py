@@ -19,7 +19,13 @@ DOCS = ROOT / "docs"
 GUIDE = DOCS / "user-guide" / "backends-and-performance.rst"
 
 #: packages whose ``__all__`` the API reference must cover
-PUBLIC_PACKAGES = ("holovec.models", "holovec.encoders", "holovec.retrieval", "holovec.backends", "holovec.random")
+PUBLIC_PACKAGES = (
+    "holovec.models",
+    "holovec.encoders",
+    "holovec.retrieval",
+    "holovec.backends",
+    "holovec.random",
+)
 
 
 def python_snippets(path: Path) -> list[tuple[int, str, int]]:
@@ -110,7 +116,11 @@ def test_docs_build_without_warnings_and_cover_the_api(tmp_path):
         for name in importlib.import_module(package).__all__
         if f"{package}.{name}" not in documented
     ]
-    missing += [f"holovec.{n}" for n in ("VSA", "available_backends", "get_backend") if f"holovec.{n}" not in documented]
+    missing += [
+        f"holovec.{n}"
+        for n in ("VSA", "available_backends", "get_backend")
+        if f"holovec.{n}" not in documented
+    ]
     assert not missing, f"public names without an API entry: {missing}"
     # the tutorials ran and the guide's tables came from the benchmark files
     assert (out / "examples" / "index.html").exists()

@@ -4,7 +4,13 @@ import runpy
 import sys
 from pathlib import Path
 
+import matplotlib
+import numpy as np
 import pytest
+
+matplotlib.use("Agg")  # the tutorials draw figures: no window, whatever MPLBACKEND says
+
+import matplotlib.pyplot as plt  # after choosing the backend
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -19,3 +25,86 @@ def test_quickstart_answers(model, backend, capsys, monkeypatch):
     assert "capital  -> Washington" in out
     assert "currency -> Dollar" in out
     assert "What is the dollar of Mexico?  -> Peso" in out
+
+
+def run_example(name: str, capsys, monkeypatch) -> tuple[dict, str]:
+    """Run ``examples/<name>.py`` as the gallery does (``__main__``, no arguments, on the
+    default NumPy backend whatever ``HOLOVEC_BACKEND`` says): its global names and what
+    it printed."""
+    monkeypatch.setattr(sys, "argv", [f"{name}.py"])
+    monkeypatch.delenv("HOLOVEC_BACKEND", raising=False)
+    try:
+        namespace = runpy.run_path(str(EXAMPLES / f"{name}.py"), run_name="__main__")
+    finally:
+        plt.close("all")
+    return namespace, capsys.readouterr().out
+
+
+def test_every_example_is_tested():
+    tested = {"quickstart", *EXPECTATIONS}
+    assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
+
+
+def check_fpe_scalars(ns: dict, out: str) -> None:
+    assert "decoded: [0.1  0.25 0.5  0.9 ]" in out
+    assert "decode(bind(z(0.2), z(0.3))) = 0.500000" in out
+    errors = ns["errors"]
+    for bandwidth in (2.0, 8.0, 32.0):
+        assert errors[bandwidth, 0].max() < 1e-4  # exact without noise
+    # sharper kernels decode more precisely ...
+    assert np.median(errors[32.0, 32]) < np.median(errors[8.0, 32]) < np.median(errors[2.0, 32])
+    assert np.median(errors[8.0, 32]) < 0.01
+    # ... but under heavy noise only they make gross (wrong-lobe) errors
+    assert np.mean(errors[2.0, 128] > 0.5 / 2.0) == 0
+    assert np.mean(errors[32.0, 128] > 0.5 / 32.0) > 0
+
+
+def check_sequence_memory(ns: dict, out: str) -> None:
+    assert "position 3: 'e'" in out
+    assert "permute: hypervector" in out
+    assert "bind   : hypervector" in out
+    acc = ns["accuracy"]
+    assert acc["MAP"][20] >= 0.99 and acc["FHRR"][40] >= 0.99
+    assert acc["MAP"][320] < 0.5 and acc["FHRR"][320] < 0.8  # recall falls with length
+    assert all(acc["FHRR"][n] >= acc["MAP"][n] for n in acc["MAP"])
+    # the Gaussian approximation matches the measurement (FHRR, the last model run)
+    assert np.allclose(ns["measured"], ns["expected"], atol=0.05)
+
+
+def check_ngram_text_classification(ns: dict, out: str) -> None:
+    assert ns["accuracy"] >= 0.9
+    assert np.trace(ns["confusion"]) == round(ns["accuracy"] * len(ns["sentences"]))
+    assert "-> English" in out and "-> German" in out
+
+
+def check_resonator_scene(ns: dict, out: str) -> None:
+    assert "decoded: ['star', 'red', 'x=3', 'y=7']" in out
+    assert ns["accuracy"] >= 0.95
+    assert ns["scene_accuracy"] >= 0.9
+    assert " 8         4,096     100%" in out
+
+
+def check_switching_backends(ns: dict, out: str) -> None:
+    assert "identical to NumPy: False" not in out
+    for name in ns["backends"]:
+        assert f"{name:6s}" in out
+    assert out.count("top 3 items of the bundle: [4, 9, 21]; round trip exact: True") == len(ns["backends"])
+    assert out.count("similarity(unbind(bind(a, b), b), a) = 1.0000") == len(ns["backends"])
+    for line in out.splitlines():
+        if "largest difference from NumPy" in line:
+            assert float(line.rsplit(" ", 1)[1]) < 1e-6
+
+
+EXPECTATIONS = {
+    "fpe_scalars": check_fpe_scalars,
+    "sequence_memory": check_sequence_memory,
+    "ngram_text_classification": check_ngram_text_classification,
+    "resonator_scene": check_resonator_scene,
+    "switching_backends": check_switching_backends,
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTATIONS))
+def test_example_results(name, capsys, monkeypatch):
+    namespace, out = run_example(name, capsys, monkeypatch)
+    EXPECTATIONS[name](namespace, out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -77,7 +77,7 @@ def _list_table(header: list[str], rows: list[list[str]], widths: str | None = N
 
 
 class BenchmarkTable(_JsonDirective):
-    option_spec = {
+    option_spec: ClassVar[dict] = {
         "section": directives.unchanged,
         "models": directives.unchanged,
         "operations": directives.unchanged,
@@ -100,7 +100,14 @@ class BenchmarkTable(_JsonDirective):
             ]
             if "pivot" in self.options:
                 return self._render(self._pivot(rows, backends))
-            header = ["backend", "model", "operation", "holovec", "hand-written baseline", "holovec / baseline"]
+            header = [
+                "backend",
+                "model",
+                "operation",
+                "holovec",
+                "hand-written baseline",
+                "holovec / baseline",
+            ]
             body = [
                 [
                     r["backend"],
@@ -163,7 +170,9 @@ class BenchmarkTable(_JsonDirective):
             cells.setdefault((r["model"], r["label"]), {})[r["backend"]] = _seconds(_best(r.get("holovec")))
         if not cells:
             raise self.error(f"no rows of {self.arguments[0]} match the options")
-        body = [[f"{model}: {label}", *(c.get(b, "-") for b in columns)] for (model, label), c in cells.items()]
+        body = [
+            [f"{model}: {label}", *(c.get(b, "-") for b in columns)] for (model, label), c in cells.items()
+        ]
         return _list_table(["operation", *columns], body)
 
 

@@ -43,8 +43,16 @@ INVENTORIES = {
         [
             ("numpy.ndarray", "py:class", "reference/generated/numpy.ndarray.html#numpy.ndarray"),
             ("numpy.dtype", "py:class", "reference/generated/numpy.dtype.html#numpy.dtype"),
-            ("numpy.random.Philox", "py:class", "reference/random/bit_generators/philox.html#numpy.random.Philox"),
-            ("numpy.argpartition", "py:function", "reference/generated/numpy.argpartition.html#numpy.argpartition"),
+            (
+                "numpy.random.Philox",
+                "py:class",
+                "reference/random/bit_generators/philox.html#numpy.random.Philox",
+            ),
+            (
+                "numpy.argpartition",
+                "py:function",
+                "reference/generated/numpy.argpartition.html#numpy.argpartition",
+            ),
             ("numpy.savez", "py:function", "reference/generated/numpy.savez.html#numpy.savez"),
             ("numpy.load", "py:function", "reference/generated/numpy.load.html#numpy.load"),
         ],

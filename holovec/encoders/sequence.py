@@ -62,6 +62,8 @@ class PositionBindingEncoder(Encoder):
         Longest sequence accepted (None: any), and the default number of positions
         :meth:`decode` reads.
 
+    Notes
+    -----
     Capacity: one position is read correctly while the bundle's signal (about
     ``1/sqrt(k)`` for ``k`` items, MAP's majority ``sqrt(2/(pi k))``) stands out of the
     noise of ``N`` candidates (about ``sqrt(2 ln N / dim)``); e.g. MAP, dim 2,000,

@@ -21,6 +21,7 @@ def register_model(cls: M) -> M:
 
 
 def model_class(name: str) -> type[VSAModel]:
+    """The model class registered under ``name`` (any case; e.g. ``"FHRR"``, ``"MAP-C"``)."""
     if not isinstance(name, str):
         raise TypeError(f"model must be a name such as 'FHRR', got {type(name).__name__}")
     try:
@@ -30,6 +31,7 @@ def model_class(name: str) -> type[VSAModel]:
 
 
 def model_names() -> list[str]:
+    """The names of the registered models, in registration order."""
     return [cls.name for cls in _MODELS.values()]
 
 

@@ -1,0 +1,15 @@
+"""The order of the tutorials in the gallery: the quick start first, then by topic."""
+
+TUTORIALS = (
+    "quickstart.py",
+    "fpe_scalars.py",
+    "sequence_memory.py",
+    "ngram_text_classification.py",
+    "resonator_scene.py",
+    "switching_backends.py",
+)
+
+
+def tutorial_order(filename: str) -> tuple[int, str]:
+    """Sort key: listed tutorials in their order, any others after them by name."""
+    return (TUTORIALS.index(filename) if filename in TUTORIALS else len(TUTORIALS), filename)
