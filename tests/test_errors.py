@@ -20,6 +20,7 @@ import pytest
 
 import holovec
 from holovec import VSA
+from holovec.retrieval import AssocStore, Codebook, ItemStore, cleanup
 
 D = 64  # dimension of the models under test: small, so that every test is fast
 HOLOVEC_DIR = os.path.dirname(os.path.abspath(holovec.__file__))
@@ -254,7 +255,6 @@ OPS_ON_WRONG_DIM = {
     "permute": lambda m, good, bad: m.permute(bad),
     "inverse": lambda m, good, bad: m.inverse(bad),
     "normalize": lambda m, good, bad: m.normalize(bad),
-    "to_numpy": lambda m, good, bad: m.to_numpy(bad),
 }
 
 
@@ -404,6 +404,107 @@ def test_asarray_of_non_numeric(make_model, backend, value):
     model = make_model("MAP", dim=D)
     with clear_error(TypeError, all_of(rf"\b{type(value).__name__}\b", "array|numeric|number")):
         model.asarray(value)
+
+
+# -- codebooks and stores take vectors of their model only ----------------------------------------
+
+
+def _codebook_inputs(model, batch, row):
+    """Every way vectors reach a codebook or store, keyed by the argument that takes them."""
+    return {
+        "vectors": lambda: Codebook(model, None, batch),
+        "vector": lambda: Codebook.from_seed(model, ["a"], seed=1).add("b", row),
+        "codebook": lambda: ItemStore(model).fit(batch),
+    }
+
+
+@pytest.mark.parametrize(("model_name", "other"), MODEL_PAIRS)
+def test_codebook_vectors_of_another_model(make_model, model_name, other):
+    """BSC bits are not silently turned into MAP floats (nor anything into anything): a
+    TypeError naming the argument, the dtype given and the one expected, and how to convert."""
+    model, foreign = make_model(model_name, dim=D), make_model(other, dim=D)
+    vectors = foreign.random(2, seed=1)
+    for arg, call in _codebook_inputs(model, vectors, vectors[0]).items():
+        pattern = all_of(
+            rf"^{arg}:", MODEL_DTYPES[model_name], MODEL_DTYPES[other], rf"model\.asarray\({arg}\)"
+        )
+        with clear_error(TypeError, pattern):
+            call()
+
+
+def test_codebook_numpy_vectors_of_another_dtype(make_model, backend):
+    """A NumPy array moves to the model's backend only if it holds the model's dtype:
+    0.5 in float64, or 0/1 bits, are no float32 MAP vectors."""
+    model = make_model("MAP", dim=D)
+    for host in (np.full((2, D), 0.5), np.ones((2, D), dtype=np.uint8), np.ones((2, D), dtype=np.int64)):
+        for arg, call in _codebook_inputs(model, host, host[0]).items():
+            with clear_error(TypeError, all_of(rf"^{arg}:", "float32", host.dtype.name, r"model\.asarray")):
+                call()
+
+
+def test_codebook_vectors_of_another_framework(make_model, model_name, backend):
+    """Arrays of another framework (other than NumPy) and lists are not converted silently."""
+    model = make_model(model_name, dim=D)
+    for kind, x in _foreign_arrays(model).items():
+        if kind == "numpy":
+            continue  # a NumPy array of the model's dtype is accepted (tested in test_retrieval)
+        batch = [x, x] if kind == "list" else x[None]
+        for arg, call in _codebook_inputs(model, batch, x).items():
+            with clear_error(TypeError, all_of(rf"^{arg}:", q(repr(backend)), rf"model\.asarray\({arg}\)")):
+                call()
+
+
+def test_codebook_vectors_of_wrong_dimension(make_model, model_name):
+    """Native arrays and NumPy arrays of another dimension: a ValueError naming the argument."""
+    model, small = make_model(model_name, dim=D), make_model(model_name, dim=WRONG_DIM)
+    native = small.random(2, seed=1)
+    for batch in (native, small.to_numpy(native)):
+        for arg, call in _codebook_inputs(model, batch, batch[0]).items():
+            with clear_error(ValueError, all_of(rf"^{arg}:", rf"\b{D}\b", rf"\b{WRONG_DIM}\b", "shape")):
+                call()
+
+
+def test_store_rejects_codebook_of_unequal_model(make_model):
+    model = make_model("MAP", dim=D, seed=1)
+    for other, field in (
+        (make_model("MAP", dim=D, seed=2), "seed"),
+        (make_model("MAP", dim=D), "seed"),
+        (make_model("MAP", dim=D, seed=1, dtype="float16"), "dtype"),
+        (make_model("FHRR", dim=D, seed=1), "model"),
+    ):
+        book = Codebook.from_seed(other, ["a", "b"], seed=3)
+        pattern = all_of("another model", rf"\b{field}\b")
+        with clear_error(ValueError, pattern):
+            ItemStore(model).fit(book)
+        with clear_error(ValueError, pattern):
+            cleanup(model, model.random(seed=1), book)
+        with clear_error(ValueError, pattern):
+            AssocStore(model).fit(book, book)
+
+
+def test_codebook_unsavable_labels(make_model, tmp_path):
+    model = make_model("MAP", dim=D)
+    with clear_error(TypeError, all_of("hashable", "list")):
+        Codebook(model, [("a", ["not hashable"])])
+    with clear_error(TypeError, all_of("hashable", "dict")):
+        Codebook.from_seed(model, ["a"], seed=1).add({"b": 1}, model.random(seed=1))
+    book = Codebook(model, ["a", ("b", None)], model.random(2, seed=1))
+    with clear_error(TypeError, all_of("tuples", q("('b', None)"), "NoneType")):
+        book.save(tmp_path / "book.npz")
+
+
+def test_codebook_load_model_and_backend(make_model, tmp_path):
+    model = make_model("MAP", dim=D)
+    path = tmp_path / "book.npz"
+    Codebook.from_seed(model, ["a"], seed=1).save(path)
+    with clear_error(TypeError, all_of("model=", "backend=")):
+        Codebook.load(path, model, backend="numpy")
+
+
+def test_to_numpy_of_another_backend_names_it(make_model, backend):
+    model = make_model("FHRR", dim=D)
+    with clear_error(TypeError, all_of("to_numpy", q(repr(backend)), q(NATIVE_TYPE_NAMES[backend]))):
+        model.to_numpy([1.0, 2.0])
 
 
 # -- bundle ------------------------------------------------------------------------------------

@@ -141,3 +141,37 @@ def test_bad_input_raises_clear_errors():
     vtb = VSA.create("VTB", dim=1024)
     with pytest.raises(TypeError, match="commutative"):
         Resonator(vtb, [vtb.random(3, seed=1), vtb.random(3, seed=2)])
+
+
+@pytest.mark.parametrize("name", ["MAP", "BSC"])
+def test_bipolar_results_do_not_depend_on_the_batch(make_model, name):
+    """+-1 codebooks are projected in exact integers: ties are exact zeros broken by the
+    model's seeded tie-break, so a product factors the same alone as in any batch, and
+    on every backend."""
+    model = make_model(name, 1000)
+    books, s, _ = make_problem(model, 3, 40, 8, seed=6)
+    resonator = Resonator(model, books)
+    batch = resonator.factor(s)
+    for i in range(8):
+        alone = resonator.factor(s[i])
+        assert alone.iterations[0] == batch.iterations[i]
+        np.testing.assert_array_equal(alone.indices[0], batch.indices[i])
+    reference = Resonator(VSA.create(name, dim=1000), [model.to_numpy(b) for b in books]).factor(
+        model.to_numpy(s)
+    )
+    np.testing.assert_array_equal(batch.iterations, reference.iterations)
+    np.testing.assert_array_equal(batch.indices, reference.indices)
+
+
+def test_fixed_batch_shape_gives_the_same_results(monkeypatch):
+    """On JAX the batch keeps its shape (finished products stay in it); results are those
+    of the shrinking batch."""
+    model = VSA.create("MAP", dim=1000, backend="numpy")
+    books, s, _ = make_problem(model, 3, 30, 12, seed=7)
+    shrinking = Resonator(model, books).factor(s)
+    monkeypatch.setattr(type(model.backend), "static_shapes", True)
+    fixed = Resonator(model, books).factor(s)
+    np.testing.assert_array_equal(fixed.indices, shrinking.indices)
+    np.testing.assert_array_equal(fixed.iterations, shrinking.iterations)
+    np.testing.assert_array_equal(fixed.converged, shrinking.converged)
+    np.testing.assert_array_equal(model.to_numpy(fixed.estimates), model.to_numpy(shrinking.estimates))

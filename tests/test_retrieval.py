@@ -191,7 +191,7 @@ def test_from_seed_rebuilds(make_model, spec):
 def test_save_load_round_trip(make_model, spec, tmp_path):
     name, opts = spec
     model = make_model(name, 300, **opts)
-    labels = ["cat", 2, 2.5, True, "ünïcode"]
+    labels = ["cat", 2, 2.5, True, "ünïcode", b"\x00raw", ("pair", 1), ("nested", (2.5, False, ("x",))), ()]
     book = Codebook.from_seed(model, labels, seed=9)
     book.add("extra", model.random(seed=4))
     path = tmp_path / "book.npz"
@@ -211,6 +211,155 @@ def test_save_load_round_trip(make_model, spec, tmp_path):
     meta = json.loads(str(np.load(path, allow_pickle=False)["metadata"][()]))
     for key in ("model", "dim", "dtype", "backend", "version", "count", "sha256", "options", "seed"):
         assert key in meta
+    assert "model_seed" in meta and meta["version"] == 1
+    # tuple labels come back as tuples, and are found by equal tuples
+    assert back.labels[6:9] == [("pair", 1), ("nested", (2.5, False, ("x",))), ()]
+    assert back.index(("nested", (2.5, False, ("x",)))) == 7 and ("pair", 1.0) not in back
+    np.testing.assert_array_equal(to_numpy(model, back[("pair", 1)]), to_numpy(model, book[("pair", 1)]))
+
+
+def test_label_keys(make_model):
+    """Labels keep their types apart, inside tuples too; NumPy scalars are the Python values
+    they hold (so that a codebook finds them after a save and load)."""
+    model = make_model("MAP", 64)
+    book = Codebook(model, [1, 1.0, True, "1", (1,), (1.0,), (True,)], model.random(7, seed=1))
+    assert [book.index(x) for x in (1, 1.0, True, "1", (1,), (1.0,), (True,))] == list(range(7))
+    assert book.index(np.int64(1)) == 0 and book.index(np.float32(1.0)) == 1 and book.index(np.str_("1")) == 3
+    with pytest.raises(ValueError, match="duplicate"):
+        Codebook(model, [np.int64(3), 3], model.random(2, seed=1))
+    with pytest.raises(ValueError, match="duplicate"):
+        Codebook(model, [("a", 1), ("a", np.int32(1))], model.random(2, seed=1))
+
+
+# -- codebooks hold vectors of their model --------------------------------------------------
+def test_codebook_takes_numpy_vectors_of_model_dtype(make_model, spec):
+    """A NumPy array of exactly the model's dtype moves to the model's backend unchanged
+    (as ``Codebook.load`` does); other dtypes are refused (see test_errors)."""
+    name, opts = spec
+    model = make_model(name, 128, **opts)
+    native = model.random(3, seed=1)
+    host = model.to_numpy(native)
+    book = Codebook(model, ["a", "b", "c"], host)
+    assert isinstance(book.vectors, model.backend.array_type) and book.vectors.dtype == model.dtype
+    np.testing.assert_array_equal(to_numpy(model, book.vectors), host)
+    book.add("d", model.to_numpy(model.random(seed=2)))
+    assert ItemStore(model).fit(host).query(native[1])[0][0] == 1
+    store = ItemStore(model).fit(native, labels=["x", "y", "z"])
+    assert store.query(native[2])[0][0] == "z"
+    with pytest.raises(ValueError, match="labels"):
+        ItemStore(model).fit(book, labels=["x"])
+
+
+def test_codebook_refuses_bsc_bits_in_map(make_model):
+    """The reviewer's case: BSC bits used to become floats 0.0/1.0 in a MAP codebook."""
+    map_model, bsc = make_model("MAP", 64), make_model("BSC", 64)
+    bits = bsc.random(3, seed=1)
+    with pytest.raises(TypeError, match=r"vectors: MAP vectors are float32, got .*uint8"):
+        Codebook(map_model, ["a", "b", "c"], bits)
+    with pytest.raises(TypeError, match="vector: MAP vectors are float32"):
+        Codebook.from_seed(map_model, ["a"], seed=1).add("b", bits[0])
+    with pytest.raises(TypeError, match="codebook: MAP vectors are float32"):
+        ItemStore(map_model).fit(bits)
+    # a conversion meant by the user goes through model.asarray (values kept exactly)
+    book = Codebook(map_model, ["a", "b", "c"], map_model.asarray(1 - 2 * bsc.to_numpy(bits).astype(np.int8)))
+    assert book.vectors.dtype == map_model.dtype
+
+
+# -- models compare by configuration --------------------------------------------------------
+def test_model_equality(make_model, backend):
+    one = make_model("MAP", 64, seed=5)
+    same = make_model("MAP", 64, seed=5)
+    assert one == same and one is not same and hash(one) == hash(same) and len({one, same}) == 1
+    assert one == one and one != "MAP" and one != None  # noqa: E711
+    others = [
+        make_model("MAP", 65, seed=5),
+        make_model("MAP", 64),
+        make_model("MAP", 64, seed=6),
+        make_model("MAP", 64, seed=5, dtype="float16"),
+        make_model("MAP-C", 64, seed=5),
+        make_model("FHRR", 64, seed=5),
+        make_model("HRR", 64, seed=5),
+    ]
+    if backend != "numpy":
+        others.append(VSA.create("MAP", dim=64, backend="numpy", seed=5))
+    for other in others:
+        assert one != other and not one == other, other
+    assert len({one, *others}) == len(others) + 1
+    assert make_model("HRR", 64, unitary=True) != make_model("HRR", 64)
+    assert make_model("HRR", 64, unitary=True) == make_model("HRR", 64, unitary=True)
+    assert make_model("BSC", 64, packed=True) != make_model("BSC", 64)
+    assert make_model("BSC", 64, packed=True) == make_model("BSC", 64, packed=True)
+    assert make_model("BSDC", 256, density=0.05) != make_model("BSDC", 256, density=0.1)
+
+
+def test_loaded_codebook_works_with_an_equal_model(make_model, spec, tmp_path):
+    """``Codebook.load(path)`` makes a new model: it equals the original (seed included),
+    and stores, cleanup and associative memories of the original model accept its codebook."""
+    name, opts = spec
+    model = make_model(name, 512, seed=21, **opts)
+    labels = [f"item{i}" for i in range(10)]
+    book = Codebook.from_seed(model, labels, seed=3)
+    path = tmp_path / "book.npz"
+    book.save(path)
+    loaded = Codebook.load(path, device="cpu")
+    assert loaded.model is not model and loaded.model == model and loaded.model.seed == 21
+    store = ItemStore(model).fit(loaded)
+    assert [hits[0][0] for hits in store.query(book.vectors)] == labels
+    noisy = model.bundle([book["item4"], book["item4"], model.random(seed=8)])
+    np.testing.assert_array_equal(
+        to_numpy(model, cleanup(model, noisy, loaded)), to_numpy(model, book["item4"])
+    )
+    assert AssocStore(model).fit(loaded, book).query("item7")[0][0] == "item7"
+    # bundle ties are broken from the model's seed: the loaded model breaks them the same way
+    pair = [book["item0"], book["item1"]]
+    np.testing.assert_array_equal(
+        to_numpy(model, model.bundle(pair)), to_numpy(model, loaded.model.bundle(pair))
+    )
+    # a model of another seed is not equal: its stores refuse the codebook
+    with pytest.raises(ValueError, match="seed"):
+        ItemStore(make_model(name, 512, seed=22, **opts)).fit(loaded)
+
+
+def test_load_file_without_model_seed(make_model, tmp_path):
+    """Files written before the model's seed was recorded (same format version) still load."""
+    model = make_model("MAP", 64, seed=4)
+    path, old = tmp_path / "new.npz", tmp_path / "old.npz"
+    Codebook.from_seed(model, ["a", "b"], seed=1).save(path)
+    _rewrite(path, old, meta_change=lambda m: m.pop("model_seed"))
+    loaded = Codebook.load(old, device="cpu")
+    assert loaded.model.seed is None and loaded.labels == ["a", "b"]
+    assert loaded.model == make_model("MAP", 64)
+    assert Codebook.load(old, model).model is model
+    bad = tmp_path / "bad.npz"
+    _rewrite(path, bad, meta_change=lambda m: m.update(model_seed="-1"))
+    with pytest.raises(ValueError, match="model_seed"):
+        Codebook.load(bad)
+
+
+# -- to_numpy converts any array of the backend ---------------------------------------------
+def test_to_numpy_of_any_backend_array(make_model, model_name):
+    model = make_model(model_name, 64)
+    items = model.random(5, seed=1)
+    sims = model.similarity_matrix(items[:2], items)
+    host = model.to_numpy(sims)
+    assert isinstance(host, np.ndarray) and host.shape == (2, 5)
+    np.testing.assert_allclose(host, to_numpy(model, sims))
+    np.testing.assert_allclose(np.diag(host[:, :2]), 1.0, atol=1e-5)
+    assert model.to_numpy(model.similarity(items[0], items[1])).shape == ()
+    np.testing.assert_array_equal(model.to_numpy(model.xp.arange(3)), [0, 1, 2])  # any dtype
+    assert model.to_numpy(items[:, :3]).shape == (5, 3)  # any shape
+
+
+def test_to_numpy_of_decoded_fhrr_values(make_model):
+    from holovec.encoders import FractionalPowerEncoder
+
+    model = make_model("FHRR", 256)
+    encoder = FractionalPowerEncoder(model, 0.0, 10.0, seed=1)
+    decoded = encoder.decode(encoder.encode(np.array([2.0, 7.5])))
+    values = model.to_numpy(decoded)
+    np.testing.assert_allclose(values, [2.0, 7.5], atol=0.2)
+    phases = model.to_numpy(model.xp.real(model.random(seed=1)))  # float32 values of a complex model
+    assert phases.dtype == np.float32
 
 
 def _rewrite(src, dst, vectors=None, meta_change=None, drop=None):

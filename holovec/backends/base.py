@@ -68,6 +68,9 @@ class Backend(ABC):
     #: whether a gather over a codebook beats a dense matrix product (measured: NumPy on
     #: the CPU yes; torch and JAX no, and a GPU prefers the product)
     gather_beats_matmul: bool = False
+    #: whether every new array shape costs a compilation (JAX): iterative algorithms then
+    #: keep their batch shape fixed instead of dropping finished rows
+    static_shapes: bool = False
 
     def __init__(self, device: Any = None) -> None:
         self.device = self._resolve_device(device)

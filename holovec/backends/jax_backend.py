@@ -21,6 +21,7 @@ class JaxBackend(Backend):
 
     name = "jax"
     jit_kernels = True
+    static_shapes = True
 
     def _namespace(self) -> Any:
         return jnp  # jax.numpy follows the array API standard itself

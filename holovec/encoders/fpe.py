@@ -533,10 +533,11 @@ class _PhaseEncoder(Encoder, ABC):
         A vectorised search: one ``similarity_matrix`` of the queries against the encodings
         of a coarse grid of candidates (a quarter of the kernel's main lobe apart, at least
         ``min_candidates`` per axis; ``resolution`` sets the count per axis), then, per axis,
-        ``fine_passes`` refinements: unbind the estimate and search a fine grid of offsets
-        around it (one shared table), finishing at the vertex of a parabola through the
-        three best similarities. Returns a 0-d array for one vector, else shape ``(...)``
-        (``(..., k)`` for ``dims=k``), in the backend's widest float type.
+        one refinement: unbind the estimate and search a fine grid of ``fine_candidates``
+        offsets around it (one shared table), take the vertex of a parabola through the
+        three best similarities, and finish with ``newton_steps`` Newton steps. Returns a
+        0-d array for one vector, else shape ``(...)`` (``(..., k)`` for ``dims=k``), in the
+        backend's widest float type.
         """
         model, xp = self.model, self.xp
         if resolution is not None:
@@ -751,9 +752,9 @@ class PeriodicAngleEncoder(_PhaseEncoder):
     ``mean_k cos(2 pi k d / period)`` over the harmonics. Every finite value is valid (it
     wraps); ``decode`` returns values in ``[0, period)``.
 
-    More harmonics give a sharper kernel (its first zero near ``period / (2 K)``) at the
-    cost of smoothness; the default 3 (as in HoloVec) gives a broad kernel whose first zero
-    is at ``period / 8``.
+    More harmonics give a sharper kernel (for harmonics 1..K its first zero is at
+    ``period / (2 (K + 1))``) at the cost of smoothness; the default 3 (as in HoloVec)
+    gives a broad kernel whose first zero is at ``period / 8``.
 
     Examples
     --------
@@ -833,9 +834,11 @@ class ResidueEncoder(Encoder):
     uniform on ``0 .. m - 1``: the m-th roots of unity, so ``base_m ** m`` is the identity);
     ``encode(x)`` is the binding over the moduli of ``base_m ** (x mod m)``. With pairwise
     coprime moduli of product ``M`` the code of ``x`` depends on ``x mod M`` only, distinct
-    residues are orthogonal in expectation (similarity exactly 0 in expectation, not just
-    small), and binding adds: ``bind(encode(x), encode(y)) == encode((x + y) % M)`` up to
-    float rounding. Valid inputs are the integers ``0 .. M - 1``.
+    residues are orthogonal in expectation (on FHRR exactly 0 in expectation, not just
+    small; on HRR the fixed zero and Nyquist frequencies add ``1/dim`` or ``2/dim``, as
+    :meth:`kernel` accounts for), and binding adds:
+    ``bind(encode(x), encode(y)) == encode((x + y) % M)`` up to float rounding. Valid
+    inputs are the integers ``0 .. M - 1``.
 
     ``decode`` has two methods. ``"moduli"`` finds each residue by a search over its ``m``
     candidates and combines them by the Chinese remainder theorem (work ``sum(moduli)``, not

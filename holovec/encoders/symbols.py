@@ -355,7 +355,7 @@ def resolve_symbols(
     if symbols is None:
         return SymbolTable(model, seed, namespace=namespace)
     if isinstance(symbols, (SymbolTable, SymbolCodebook)):
-        if symbols.model is not model:
+        if symbols.model != model:
             raise ValueError("symbols must belong to the same model as the encoder")
         return symbols
     if isinstance(symbols, (str, list, tuple)):

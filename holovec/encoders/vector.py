@@ -7,7 +7,8 @@ backend. What ``x @ R`` becomes depends on the model:
 - MAP, MAP-I, BSC (packed or not): the sign of ``x @ R`` (SimHash): the expected
   similarity of two encodings is ``1 - 2 * angle(x, y) / pi``, a monotone function of
   the inputs' cosine. Zeros take the model's tie-break.
-- MAP-C: ``x @ R / |x|`` (standard normal per element) clipped to [-1, 1].
+- MAP-C: ``x @ R`` divided by its root mean square over the ``dim`` elements (about
+  ``|x|``: standard normal per element), clipped to [-1, 1].
 - HRR, VTB: ``x @ R`` scaled to unit length (a Johnson-Lindenstrauss projection): the
   similarity (cosine) of two encodings is about the cosine of the inputs, within
   about ``1/sqrt(D)``.

@@ -137,6 +137,46 @@ class VSAModel(ABC):
             f"device={self.backend.device_name!r}, dtype={self.dtype_name!r})"
         )
 
+    # -- equality: by configuration ---------------------------------------------------------
+    def _config(self) -> dict[str, Any]:
+        """What makes two models interchangeable: equal configurations give equal vectors
+        for equal seeds, the same tie-breaks, and the same unseeded draws."""
+        return {
+            "model": self.name,
+            "dim": self._dim,
+            "backend": self._backend.name,
+            "device": self._backend.device_name,
+            "dtype": self.dtype_name,
+            "options": tuple((name, getattr(self, name, None)) for name in self.option_names),
+            "seed": self._seed,
+        }
+
+    def _config_key(self) -> tuple:
+        key = self.__dict__.get("_config_key_cache")
+        if key is None:  # computed once: jax.jit hashes a static model on every call
+            key = (type(self), *self._config().values())
+            self.__dict__["_config_key_cache"] = key
+        return key
+
+    def __eq__(self, other: object) -> bool:
+        """Models are equal when they have the same class, dim, backend and device, dtype,
+        options and seed (so a model rebuilt from a saved codebook equals the original)."""
+        if self is other:
+            return True
+        if not isinstance(other, VSAModel):
+            return NotImplemented
+        return self._config_key() == other._config_key()
+
+    def __hash__(self) -> int:
+        return hash(self._config_key())
+
+    def _differences(self, other: VSAModel) -> list[tuple[str, Any, Any]]:
+        """``(field, this model's value, other's value)`` where the configurations differ."""
+        mine, theirs = self._config(), other._config()
+        if type(self) is not type(other) and mine["model"] == theirs["model"]:
+            mine["model"], theirs["model"] = type(self).__name__, type(other).__name__
+        return [(k, mine[k], theirs[k]) for k in mine if mine[k] != theirs[k]]
+
     # -- input checks -------------------------------------------------------------------
     def _check(self, x: Any, arg: str = "x") -> Any:
         """``x`` if it is an array of this model's backend, dtype and dimension, else a clear error."""
@@ -237,8 +277,18 @@ class VSAModel(ABC):
         return self._check(converted, "x")
 
     def to_numpy(self, x: Any) -> np.ndarray:
-        """A vector or batch of this model as a NumPy array on the host."""
-        return self._backend.to_numpy(self._check(x))
+        """Any array of this model's backend (vectors, similarities, decoded values) as a
+        NumPy array on the host. Arrays of another framework raise ``TypeError``."""
+        if isinstance(x, np.generic) and self._backend.array_type is np.ndarray:
+            return np.asarray(x)  # NumPy's own scalars (e.g. a reduction's result)
+        if not isinstance(x, self._backend.array_type):
+            raise TypeError(
+                f"to_numpy takes an array of this {self.name} model's backend {self.backend.name!r} "
+                f"({self._backend.array_type_name}), got {type(x).__module__}.{type(x).__name__}; "
+                "for another framework's array use that framework (or np.asarray), or move it to "
+                "this backend first with model.asarray(x)"
+            )
+        return self._backend.to_numpy(x)
 
     # -- the public operations -----------------------------------------------------------
     def spawn_seed(self) -> int:

@@ -40,6 +40,9 @@ class PackedBSC(BSC):
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = True, **kwargs: Any) -> None:
         super().__init__(dim, backend, **kwargs)
 
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + ", packed=True)"
+
     @property
     def vector_length(self) -> int:
         return self._packed_length

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.base import VSAModel
-from .codebook import Codebook
+from .codebook import Codebook, _check_same_model
 from .store import ItemStore
 
 __all__ = ["AssocStore"]
@@ -42,8 +42,7 @@ class AssocStore:
         for name, book in (("keys", keys), ("values", values)):
             if not isinstance(book, Codebook):
                 raise TypeError(f"{name} must be a Codebook, got {type(book).__name__}")
-            if book.model is not self.model:
-                raise ValueError(f"{name} belong to another model than this store's")
+            _check_same_model(self.model, book, f"the {name} codebook", "this store's model")
             if len(book) == 0:
                 raise ValueError(f"{name} is empty")
         if len(keys) != len(values):

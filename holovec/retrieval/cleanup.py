@@ -6,7 +6,7 @@ from typing import Any
 
 from ..backends import DTYPE_KINDS
 from ..models.base import CHUNK_BYTES, VSAModel
-from .codebook import Codebook
+from .codebook import Codebook, _check_same_model
 from .store import search
 
 __all__ = ["cleanup"]
@@ -14,8 +14,7 @@ __all__ = ["cleanup"]
 
 def _items(model: VSAModel, codebook: Any) -> Any:
     if isinstance(codebook, Codebook):
-        if codebook.model is not model:
-            raise ValueError("the codebook belongs to another model")
+        _check_same_model(model, codebook, "the codebook", "the model given to cleanup")
         if len(codebook) == 0:
             raise ValueError("cannot clean up against an empty codebook")
         return codebook.vectors

@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import dtype_name
 from ..models.base import VSAModel
+from ..models.registry import models_using_dtype
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Codebook"]
 
@@ -24,9 +26,26 @@ FORMAT = "holovec.codebook"
 FORMAT_VERSION = 1
 
 
-def _label_key(label: Any) -> tuple[str, Any]:
-    """A hashable key that keeps label types apart (``1``, ``1.0``, ``True``, ``"1"``)."""
+def _label_key(label: Any) -> Any:
+    """A hashable key that keeps label types apart (``1``, ``1.0``, ``True``, ``"1"``), also
+    inside tuples; NumPy scalars count as the Python values they hold (as after a reload)."""
+    if isinstance(label, np.generic):
+        label = label.item()
+    if isinstance(label, tuple):
+        return ("tuple", tuple(_label_key(x) for x in label))
     return (type(label).__name__, label)
+
+
+def _checked_key(label: Any) -> Any:
+    key = _label_key(label)
+    try:
+        hash(key)
+    except TypeError:
+        raise TypeError(
+            f"labels must be hashable (str, bytes, int, float, bool or a tuple of them, ...), "
+            f"got {type(label).__name__} {label!r}"
+        ) from None
+    return key
 
 
 def _encode_label(label: Any) -> list:
@@ -37,25 +56,95 @@ def _encode_label(label: Any) -> list:
     if isinstance(label, (float, np.floating)):
         return ["f", float(label).hex()]
     if isinstance(label, str):
-        return ["s", label]
-    raise TypeError(
-        f"only str, int, float and bool labels can be saved, got {type(label).__name__} {label!r}"
-    )
+        return ["s", str(label)]
+    if isinstance(label, bytes):
+        return ["y", label.hex()]
+    if isinstance(label, tuple):
+        return ["t", [_encode_label(x) for x in label]]
+    raise TypeError(type(label).__name__)
+
+
+def _encode_labels(labels: list[Any]) -> str:
+    out = []
+    for label in labels:
+        try:
+            out.append(_encode_label(label))
+        except TypeError as e:
+            raise TypeError(
+                "only str, bytes, int, float and bool labels, and tuples of them, can be saved; "
+                f"label {label!r} holds a {e}"
+            ) from None
+    return json.dumps(out)
 
 
 def _decode_label(item: Any) -> Any:
-    if not (isinstance(item, list) and len(item) == 2 and item[0] in ("b", "i", "f", "s")):
-        raise ValueError(f"bad label record {item!r} in codebook file")
-    tag, value = item
-    if tag == "b" and isinstance(value, bool):
-        return value
-    if tag == "i" and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if tag == "f" and isinstance(value, str):
-        return float.fromhex(value)
-    if tag == "s" and isinstance(value, str):
-        return value
+    if isinstance(item, list) and len(item) == 2:
+        tag, value = item
+        if tag == "b" and isinstance(value, bool):
+            return value
+        if tag == "i" and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if tag == "f" and isinstance(value, str):
+            return float.fromhex(value)
+        if tag == "s" and isinstance(value, str):
+            return value
+        if tag == "y" and isinstance(value, str):
+            try:
+                return bytes.fromhex(value)
+            except ValueError:
+                pass
+        if tag == "t" and isinstance(value, list):
+            return tuple(_decode_label(x) for x in value)
     raise ValueError(f"bad label record {item!r} in codebook file")
+
+
+def _dtype_of(x: Any) -> str:
+    try:
+        return dtype_name(x.dtype)
+    except TypeError:
+        return str(x.dtype)
+
+
+def _model_vectors(model: VSAModel, x: Any, arg: str) -> Any:
+    """``x`` as vectors of ``model``, never converted into something else: an array of the
+    model's backend that passes the model's check (type, dtype, shape), or a NumPy array of
+    exactly the model's dtype, moved to the model's backend and device unchanged."""
+    native = isinstance(x, model.backend.array_type)
+    if native or isinstance(x, np.ndarray):
+        got = _dtype_of(x)
+        if got != model.dtype_name:
+            others = [m for m in models_using_dtype(got) if m != model.name]
+            hint = f" (the dtype of {', '.join(others)} vectors)" if others else ""
+            what = "" if native or model.backend.name == "numpy" else "a NumPy array of "
+            raise TypeError(
+                f"{arg}: {model.name} vectors are {model.dtype_name}, got {what}{got}{hint}; give "
+                f"vectors of this model, or, if a conversion is meant, convert first with "
+                f"model.asarray({arg}) (it refuses conversions that change values)"
+            )
+        if native:
+            return model._check(x, arg)
+        if x.ndim == 0 or x.shape[-1] != model.vector_length:
+            raise ValueError(
+                f"{arg}: expected vectors of shape (..., {model.vector_length}) for this {model.name} "
+                f"model of dim {model.dim}, got shape {tuple(x.shape)}"
+            )
+        return model.asarray(x)
+    raise TypeError(
+        f"{arg}: expected a {model.backend.array_type_name} of this {model.name} model's backend "
+        f"{model.backend.name!r} (or a NumPy array of {model.dtype_name}), got "
+        f"{type(x).__module__}.{type(x).__name__}; convert it with model.asarray({arg})"
+    )
+
+
+def _check_same_model(model: VSAModel, book: Codebook, what: str, whose: str) -> None:
+    """``ValueError`` unless ``book`` holds vectors of a model equal to ``model`` (same class,
+    dim, backend and device, dtype, options and seed; not necessarily the same object)."""
+    if book.model != model:
+        diff = "; ".join(f"its {k} is {b!r}, {whose} has {m!r}" for k, b, m in book.model._differences(model))
+        raise ValueError(
+            f"{what} belongs to another model: {diff}; use a codebook of an equal model (same class, "
+            "dim, backend and device, dtype, options and seed), e.g. Codebook.load(path, model)"
+        )
 
 
 def _checksum(labels_json: str, vectors: np.ndarray) -> str:
@@ -75,6 +164,15 @@ def _model_options(model: VSAModel) -> dict[str, Any]:
     return out
 
 
+def _seed_field(meta: dict[str, Any], key: str, path: Any) -> int | None:
+    value = meta.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    raise ValueError(f"{path}: bad {key} {value!r} in the codebook's metadata (expected a decimal int)")
+
+
 class Codebook:
     """Labels and their vectors (row ``i`` holds label ``i``) for one model.
 
@@ -83,11 +181,14 @@ class Codebook:
     model:
         The model whose vectors the codebook holds.
     labels:
-        Distinct hashable labels. Without ``vectors``, each label gets a seeded symbol
-        vector (:class:`holovec.encoders.SymbolTable`) from a seed spawned by the model.
+        Distinct hashable labels (``str``, ``bytes``, ``int``, ``float``, ``bool`` and
+        tuples of them can be saved). Without ``vectors``, each label gets a seeded symbol vector
+        (:class:`holovec.encoders.SymbolTable`) from a seed spawned by the model.
     vectors:
-        An array ``(n, vector_length)`` of the model; without ``labels`` the labels are
-        ``0 .. n-1``.
+        Vectors of the model, shape ``(n, vector_length)``: an array of the model's backend
+        with the model's dtype, or a NumPy array of the model's dtype (moved to the backend
+        unchanged). Nothing else is converted: other dtypes raise ``TypeError`` (convert on
+        purpose with ``model.asarray``). Without ``labels`` the labels are ``0 .. n-1``.
 
     Examples
     --------
@@ -117,7 +218,7 @@ class Codebook:
             else:
                 vectors = self._empty()
         else:
-            vectors = model.asarray(vectors)
+            vectors = _model_vectors(model, vectors, "vectors")
             if vectors.ndim != 2:
                 raise ValueError(
                     f"vectors must have shape (n, {model.vector_length}), got {tuple(vectors.shape)}"
@@ -159,12 +260,9 @@ class Codebook:
     def _index(labels: list[Any]) -> dict[Any, int]:
         rows = {}
         for i, label in enumerate(labels):
-            try:
-                key = _label_key(label)
-                if key in rows:
-                    raise ValueError(f"duplicate label {label!r}; a codebook's labels must be distinct")
-            except TypeError:
-                raise TypeError(f"labels must be hashable, got {type(label).__name__}") from None
+            key = _checked_key(label)
+            if key in rows:
+                raise ValueError(f"duplicate label {label!r}; a codebook's labels must be distinct")
             rows[key] = i
         return rows
 
@@ -204,21 +302,21 @@ class Codebook:
     def add(self, label: Any, vector: Any = None) -> None:
         """Add ``label`` with ``vector`` (one vector of the model), or with its seeded
         symbol vector where the codebook was made from a seed."""
-        if label in self:
+        key = _checked_key(label)
+        if key in self._rows:
             raise ValueError(f"label {label!r} is already in the codebook")
         if vector is None:
             if self.seed is None:
                 raise ValueError("give a vector: this codebook has no seed to draw symbols from")
             row = self._symbols([label], self.seed, self.namespace)
         else:
-            vector = self.model.asarray(vector)
+            vector = _model_vectors(self.model, vector, "vector")
             if vector.ndim != 1:
                 raise ValueError(
                     f"add takes one vector of shape ({self.model.vector_length},), got {tuple(vector.shape)}"
                 )
             row = vector[None, :]
             self.seed = None  # no longer rebuildable from (model, seed, labels)
-        key = _label_key(label)
         self._vectors = self.model.xp.concat([self._vectors, row], axis=0)
         self._rows[key] = len(self._labels)
         self._labels.append(label)
@@ -236,7 +334,7 @@ class Codebook:
         m = self.model
         if host_vectors is None:
             host_vectors = m.backend.to_numpy(self._vectors)
-        labels_json = json.dumps([_encode_label(x) for x in self._labels])
+        labels_json = _encode_labels(self._labels)
         return {
             "format": FORMAT,
             "version": FORMAT_VERSION,
@@ -247,6 +345,8 @@ class Codebook:
             "options": _model_options(m),
             "backend": m.backend.name,
             "seed": None if self.seed is None else str(self.seed),
+            # the model's own seed: bundle tie-breaks and unseeded draws depend on it
+            "model_seed": None if m.seed is None else str(m.seed),
             "namespace": self.namespace,
             "count": len(self),
             "labels": labels_json,
@@ -262,14 +362,21 @@ class Codebook:
         np.savez(path, vectors=host, metadata=np.array(meta))
 
     @classmethod
-    def load(cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None) -> Codebook:
+    def load(
+        cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None, device: Any = None
+    ) -> Codebook:
         """Read a codebook saved by :meth:`save`.
 
         With ``model``, the file must hold that model's vectors (same name, dim, dtype
         and options); without, a model is created from the metadata (on ``backend``,
-        default the one it was saved from). Truncated, tampered or mismatched files
-        raise ``ValueError``.
+        default the one it was saved from, and ``device``, default the backend's best),
+        with the saved model's seed, so that it equals a model created like the original.
+        Truncated, tampered or mismatched files raise ``ValueError``.
         """
+        if model is not None and (backend is not None or device is not None):
+            raise TypeError(
+                "give either model= or backend=/device= (for a model created from the file), not both"
+            )
         try:
             with np.load(path, allow_pickle=False) as data:
                 names = set(data.files)
@@ -317,6 +424,7 @@ class Codebook:
             raise ValueError(f"{path}: bad labels: {e}") from None
         if len(labels) != meta["count"]:
             raise ValueError(f"{path}: {len(labels)} labels for {meta['count']} vectors")
+        seed = _seed_field(meta, "seed", path)
         if model is None:
             from ..vsa import VSA
 
@@ -324,6 +432,8 @@ class Codebook:
                 meta["model"],
                 meta["dim"],
                 backend if backend is not None else meta.get("backend"),
+                seed=_seed_field(meta, "model_seed", path),  # absent from older files: None
+                device=device,
                 dtype=meta["dtype"],
                 **meta["options"],
             )
@@ -341,7 +451,6 @@ class Codebook:
                         f"but the model given has {key} {value!r}"
                     )
         book = cls(model, labels, vectors if len(labels) else None)
-        seed = meta.get("seed")
-        book.seed = None if seed is None else int(seed)
+        book.seed = seed
         book.namespace = meta.get("namespace", "")
         return book

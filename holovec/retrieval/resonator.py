@@ -45,7 +45,10 @@ class ResonatorResult:
         Iterations (sweeps over all factors) used until convergence, else ``max_iter``.
     converged : ndarray of bool, shape (n_products,)
         Whether the product converged: the decoded items bound together reproduce it
-        (similarity >= ``match_threshold``) or the estimates reached a fixed point.
+        (similarity >= ``match_threshold``) or the estimates reached a fixed point. A
+        fixed point can be a wrong one (past capacity, or for models whose unbinding is
+        approximate, as HRR's): ``reconstruction`` says whether the answer explains the
+        product.
     reconstruction : ndarray of float, shape (n_products,)
         Similarity of the bound decoded items with the product.
     estimates : array of the model's backend, shape (n_factors, n_products, dim)
@@ -150,6 +153,13 @@ class Resonator:
         self.match_threshold = float(match_threshold)
         # what the superposition multiplies: the codebook itself, or its bipolar view (BSC)
         self._views = [self._view(b) for b in books]
+        # +-1 codebooks (MAP, BSC): the coefficients are integers / dim, and the projection is
+        # summed exactly in integers, so that ties are exact zeros broken by the model's
+        # seeded tie-break, not rounding noise that depends on how BLAS splits the batch
+        self._integer = not ols and all(self._is_bipolar(v) for v in self._views)
+        # a float32 sum of integers is exact while it stays below 2**24; past that, float64
+        # where the backend has it (JAX without x64 mode stays in float32)
+        self._wide = [self._exact_sum_dtype(v) if self._integer else None for v in self._views]
         # OLS: coefficients a @ pinv(G), G the codebook's Gram matrix on the model's scale
         self._pinv = [self.xp.linalg.pinv(self._gram(b)) for b in books] if ols else [None] * len(books)
         self._init = [self._initial(b) for b in books]
@@ -159,6 +169,20 @@ class Resonator:
         if self._bits:
             return 1 - 2 * self.xp.astype(book, self.model.backend.dtype("float32"))
         return book
+
+    def _is_bipolar(self, view: Any) -> bool:
+        xp = self.xp
+        if DTYPE_KINDS.get(dtype_name(view.dtype)) != "float":
+            return False
+        return bool(self.model.backend.to_numpy(xp.all(xp.abs(view) == 1)))
+
+    def _exact_sum_dtype(self, view: Any) -> Any:
+        if view.shape[0] * self.model.dim < 2**24 or dtype_name(view.dtype) == "float64":
+            return None
+        try:
+            return self.model.backend.dtype("float64")
+        except (TypeError, ValueError):
+            return None
 
     def _gram(self, book: Any) -> Any:
         return self.model.similarity_matrix(book, book)
@@ -172,7 +196,14 @@ class Resonator:
         xp, view = self.xp, self._views[f]
         if self._pinv[f] is not None:
             coefficients = coefficients @ self._pinv[f]
+        if self._integer:
+            coefficients = xp.round(coefficients * self.model.dim)  # the exact dot products
+            wide = self._wide[f]
+            if wide is not None:
+                coefficients, view = xp.astype(coefficients, wide), xp.astype(view, wide)
         superposed = xp.astype(coefficients, view.dtype) @ view
+        if superposed.dtype != self._views[f].dtype:  # back from float64: the signs are exact
+            superposed = xp.astype(superposed, self._views[f].dtype)
         if self._bits:  # the sign in the bipolar view, back to bits (-1 -> 1)
             return xp.astype(superposed < 0, self.model.dtype)
         return self.model.normalize(superposed)
@@ -228,7 +259,8 @@ class Resonator:
                 est[f] = new
             decoded = [xp.take(self.codebooks[f], idx[f], axis=0) for f in range(F)]
             match = model.similarity(self._bind_all(decoded), s_act) >= self.match_threshold
-            now = np.asarray(backend.to_numpy(stable | match), dtype=bool).reshape(-1)
+            # with a fixed batch shape (JAX) finished rows stay in the batch: count them once
+            now = np.asarray(backend.to_numpy(stable | match), dtype=bool).reshape(-1) & ~done[active]
             if not now.any():
                 continue
             record(now)
@@ -236,18 +268,22 @@ class Resonator:
             done[active[now]] = True
             rows = backend.asarray(np.nonzero(now)[0])
             finished.append((active[now], xp.stack([xp.take(e, rows, axis=0) for e in est])))
-            if now.all():
-                active = active[:0]
+            if done.all():
                 break
+            if backend.static_shapes:
+                # every new batch shape would compile again (JAX): keep computing all rows
+                continue
             keep = backend.asarray(np.nonzero(~now)[0])
             s_act = xp.take(s_act, keep, axis=0)
             est = [xp.take(e, keep, axis=0) for e in est]
             idx = [xp.take(i, keep, axis=0) for i in idx]
             sims = [xp.take(v, keep, axis=0) for v in sims]
             active = active[~now]
-        if active.size:
-            record(np.ones(active.size, dtype=bool))
-            finished.append((active, xp.stack(est)))
+        left = ~done[active]
+        if left.any():
+            record(left)
+            rows = backend.asarray(np.nonzero(left)[0])
+            finished.append((active[left], xp.stack([xp.take(e, rows, axis=0) for e in est])))
         order = np.concatenate([pos for pos, _ in finished])
         estimates = xp.concat([e for _, e in finished], axis=1)
         if not np.array_equal(order, np.arange(n)):

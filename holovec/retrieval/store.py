@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..models.base import VSAModel
-from .codebook import Codebook
+from .codebook import Codebook, _check_same_model, _model_vectors
 
 __all__ = ["ItemStore", "search"]
 
@@ -99,11 +99,15 @@ class ItemStore:
         self._index_cache: tuple[Any, ...] = ()
 
     def fit(self, codebook: Codebook | Any, labels: Any = None) -> ItemStore:
-        """Search ``codebook`` (a :class:`Codebook`, or an array of vectors with optional labels)."""
+        """Search ``codebook``: a :class:`Codebook` of this model (or of an equal one, e.g.
+        loaded from a file), or vectors of this model ``(n, vector_length)`` with optional
+        labels (default ``0 .. n-1``), as :class:`Codebook` takes them."""
         if not isinstance(codebook, Codebook):
-            codebook = Codebook(self.model, labels, codebook)
-        elif codebook.model is not self.model:
-            raise ValueError("the codebook belongs to another model than this store's")
+            codebook = Codebook(self.model, labels, _model_vectors(self.model, codebook, "codebook"))
+        else:
+            if labels is not None:
+                raise ValueError("labels are for an array of vectors; a Codebook has its own labels")
+            _check_same_model(self.model, codebook, "the codebook", "this store's model")
         self.codebook = codebook
         self._index_of: Any = None  # the vectors the cached search index was made from
         return self
