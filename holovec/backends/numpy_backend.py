@@ -44,6 +44,7 @@ class NumpyBackend(Backend):
     """NumPy arrays on the host CPU."""
 
     name = "numpy"
+    fast_packed_hamming = True
     gather_beats_matmul = True
 
     def _namespace(self) -> Any:
