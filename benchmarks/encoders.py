@@ -21,7 +21,7 @@ import numpy as np
 
 from holovec import VSA
 
-from .report import format_seconds
+from .report import format_seconds, section_table
 from .timing import Timing, measure, waiter
 
 
@@ -402,11 +402,6 @@ def _cells(r: EncoderResult) -> list[str]:
     ]
 
 
-def _line(row: list[str], widths: list[int]) -> str:
-    cells = enumerate(zip(row, widths, strict=True))
-    return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in cells)
-
-
 def render_encoders(results: list[EncoderResult], markdown: bool = False) -> str:
     """The encoders section, one table per backend."""
     if not results:
@@ -414,17 +409,7 @@ def render_encoders(results: list[EncoderResult], markdown: bool = False) -> str
     lines = ["", "encoders: time per call (best of the samples); baseline: hand-written vectorised NumPy"]
     for backend in dict.fromkeys(r.backend for r in results):
         rows = [_cells(r) for r in results if r.backend == backend]
-        lines += ["", f"{'**' if markdown else ''}encoders, backend: {backend}{'**' if markdown else ''}", ""]
-        if markdown:
-            lines.append("| " + " | ".join(COLUMNS) + " |")
-            lines.append("|" + "|".join([":---", ":---", "---:", "---:", "---:", "---:"]) + "|")
-            lines += ["| " + " | ".join(row) + " |" for row in rows]
-        else:
-            table = [list(COLUMNS), *rows]
-            widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
-
-            lines += [_line(table[0], widths), "  ".join("-" * w for w in widths)]
-            lines += [_line(row, widths).rstrip() for row in rows]
+        lines += section_table(f"encoders, backend: {backend}", COLUMNS, rows, markdown)
     notes = [f"check {r.backend} {r.key}: {note}" for r in results for note in r.notes]
     if notes:
         lines += ["", *notes]

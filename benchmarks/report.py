@@ -28,6 +28,33 @@ def format_seconds(seconds: float | None) -> str:
     return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
 
 
+def format_bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
+
+
+def section_table(title: str, columns: Iterable[str], rows: list[list[str]], markdown: bool) -> list[str]:
+    """One backend's table of a section (encoders, retrieval): the first two columns are
+    text (left-aligned), the others numbers (right-aligned)."""
+    columns = list(columns)
+    bold = "**" if markdown else ""
+    lines = ["", f"{bold}{title}{bold}", ""]
+    if markdown:
+        lines.append("| " + " | ".join(columns) + " |")
+        lines.append("|" + "|".join([":---", ":---", *["---:"] * (len(columns) - 2)]) + "|")
+        return lines + ["| " + " | ".join(row) + " |" for row in rows]
+    table = [columns, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(columns))]
+    for row in [table[0], ["-" * w for w in widths], *table[1:]]:
+        cells = enumerate(zip(row, widths, strict=True))
+        lines.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in cells).rstrip())
+    return lines
+
+
 def is_flagged(result: Result) -> bool:
     ratio = result.ratio
     limit = FLAG_RATIO_LATENCY if result.latency else FLAG_RATIO

@@ -31,7 +31,7 @@ from holovec import VSA
 from holovec.retrieval import ItemStore, Resonator
 
 from .cases import PACKED_BSC, ModelEntry, entry_key
-from .report import format_seconds
+from .report import format_bytes, format_seconds, section_table
 from .timing import Timing, measure, waiter
 
 #: the models of the search rows
@@ -156,15 +156,6 @@ def peak_bytes(fn: Callable[[], Any], backend: Any) -> int | None:
         del result
         return torch.cuda.max_memory_allocated() - before
     return None
-
-
-def format_bytes(n: int | None) -> str:
-    if n is None:
-        return "-"
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n} B"
 
 
 # -- the rows -------------------------------------------------------------------------------
@@ -317,22 +308,7 @@ def render_retrieval(results: list[RetrievalResult], markdown: bool = False) -> 
     ]
     for backend in dict.fromkeys(r.backend for r in results):
         rows = [_cells(r) for r in results if r.backend == backend]
-        bold = "**" if markdown else ""
-        lines += ["", f"{bold}retrieval, backend: {backend}{bold}", ""]
-        if markdown:
-            lines.append("| " + " | ".join(COLUMNS) + " |")
-            lines.append("|" + "|".join([":---", ":---", "---:", "---:", "---:", "---:"]) + "|")
-            lines += ["| " + " | ".join(row) + " |" for row in rows]
-        else:
-            table = [list(COLUMNS), *rows]
-            widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
-            for row in [table[0], ["-" * w for w in widths], *table[1:]]:
-                lines.append(
-                    "  ".join(
-                        c.ljust(w) if i < 2 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(row, widths, strict=True))
-                    ).rstrip()
-                )
+        lines += section_table(f"retrieval, backend: {backend}", COLUMNS, rows, markdown)
     notes = [f"{r.backend} {r.model} {r.label}: {note}" for r in results for note in r.info + r.notes]
     if notes:
         lines += ["", *notes]

@@ -3,8 +3,9 @@
 
 Options: ``:section:`` ``ops`` (default), ``encoders`` or ``retrieval``; ``:models:``
 comma-separated model labels to keep; ``:operations:`` comma-separated operation keys
-(``ops``) to keep; ``:backends:`` comma-separated backends (columns of the ``ops``
-pivot); ``:pivot:`` with ``ops``, one column per backend instead of one row per side.
+(``ops``), encoder keys (``encoders``) or labels (``retrieval``) to keep; ``:backends:``
+comma-separated backends; ``:pivot:`` one column per backend with holovec's times.
+Times and sizes are formatted as the benchmark prints them.
 A ``.. benchmark-machine::`` directive prints the machine and software the file
 records.
 """
@@ -20,24 +21,7 @@ from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
-
-def _seconds(s: float | None) -> str:
-    if s is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if s >= scale:
-            value = s / scale
-            return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
-    return f"{s * 1e9:.3g} ns"
-
-
-def _bytes(n: int | None) -> str:
-    if n is None:
-        return "-"
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n} B"
+from benchmarks.report import format_bytes, format_seconds
 
 
 def _best(cell: dict | None) -> float | None:
@@ -85,91 +69,80 @@ class BenchmarkTable(_JsonDirective):
         "pivot": directives.flag,
     }
 
+    #: section -> (key of its rows in the JSON, field of the ``:operations:`` filter, header)
+    SECTIONS: ClassVar[dict[str, tuple[str, str, list[str]]]] = {
+        "ops": (
+            "rows",
+            "operation",
+            ["backend", "model", "operation", "holovec", "hand-written baseline", "holovec / baseline"],
+        ),
+        "encoders": (
+            "encoders",
+            "key",
+            ["backend", "model", "encoder", "holovec", "NumPy baseline", "holovec / baseline"],
+        ),
+        "retrieval": (
+            "retrieval",
+            "label",
+            ["model", "operation", "holovec", "bare operation", "holovec / bare", "peak memory"],
+        ),
+    }
+
     def run(self) -> list[nodes.Node]:
         data = self._load()
         section = self.options.get("section", "ops")
+        if section not in self.SECTIONS:
+            raise self.error(f"unknown section {section!r}: ops, encoders or retrieval")
+        key, operation_field, header = self.SECTIONS[section]
         models, operations = _split(self.options.get("models")), _split(self.options.get("operations"))
         backends = _split(self.options.get("backends"))
-        if section == "ops":
-            rows = [
-                r
-                for r in data.get("rows", [])
-                if (models is None or r["model"] in models)
-                and (operations is None or r["operation"] in operations)
-                and (backends is None or r["backend"] in backends)
-            ]
-            if "pivot" in self.options:
-                return self._render(self._pivot(rows, backends))
-            header = [
-                "backend",
-                "model",
-                "operation",
-                "holovec",
-                "hand-written baseline",
-                "holovec / baseline",
-            ]
-            body = [
-                [
-                    r["backend"],
-                    r["model"],
-                    r["label"],
-                    _seconds(_best(r.get("holovec"))),
-                    _seconds(_best(r.get("baseline"))),
-                    "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x",
-                ]
-                for r in rows
-            ]
-        elif section == "encoders":
-            rows = [
-                r
-                for r in data.get("encoders", [])
-                if (models is None or r["model"] in models)
-                and (operations is None or r["key"] in operations)
-                and (backends is None or r["backend"] in backends)
-            ]
-            if "pivot" in self.options:
-                return self._render(self._pivot(rows, backends))
-            header = ["backend", "model", "encoder", "holovec", "NumPy baseline", "holovec / baseline"]
-            body = [
-                [
-                    r["backend"],
-                    r["model"],
-                    r["label"],
-                    _seconds(_best(r.get("holovec"))),
-                    _seconds(_best(r.get("baseline"))),
-                    "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x",
-                ]
-                for r in rows
-            ]
-        elif section == "retrieval":
-            rows = [r for r in data.get("retrieval", []) if models is None or r["model"] in models]
-            header = ["model", "operation", "holovec", "bare operation", "holovec / bare", "peak memory"]
-            body = [
-                [
-                    r["model"],
-                    r["label"],
-                    _seconds(_best(r.get("holovec"))),
-                    f"{_seconds(_best(r.get('baseline')))} ({r['baseline']})",
-                    "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x",
-                    f"{_bytes(r['peak_bytes'].get('holovec'))} / {_bytes(r['peak_bytes'].get('baseline'))}"
-                    if r.get("peak_bytes")
-                    else "-",
-                ]
-                for r in rows
-            ]
-        else:
-            raise self.error(f"unknown section {section!r}: ops, encoders or retrieval")
-        if not body:
+        rows = [
+            r
+            for r in data.get(key, [])
+            if (models is None or r["model"] in models)
+            and (operations is None or r[operation_field] in operations)
+            and (backends is None or r["backend"] in backends)
+        ]
+        if not rows:
             raise self.error(f"no rows of {self.arguments[0]} match the options")
+        if "pivot" in self.options:
+            return self._render(self._pivot(rows, backends))
+        body = [self._retrieval_cells(r) if section == "retrieval" else self._timing_cells(r) for r in rows]
         return self._render(_list_table(header, body))
+
+    @staticmethod
+    def _ratio(r: dict) -> str:
+        return "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
+
+    def _timing_cells(self, r: dict) -> list[str]:
+        return [
+            r["backend"],
+            r["model"],
+            r["label"],
+            format_seconds(_best(r.get("holovec"))),
+            format_seconds(_best(r.get("baseline"))),
+            self._ratio(r),
+        ]
+
+    def _retrieval_cells(self, r: dict) -> list[str]:
+        memory = r.get("peak_bytes") or {}
+        return [
+            r["model"],
+            r["label"],
+            format_seconds(_best(r.get("holovec"))),
+            f"{format_seconds(_best(r.get('baseline')))} ({r['baseline']})",
+            self._ratio(r),
+            f"{format_bytes(memory.get('holovec'))} / {format_bytes(memory.get('baseline'))}"
+            if memory
+            else "-",
+        ]
 
     def _pivot(self, rows: list[dict], backends: list[str] | None) -> list[str]:
         columns = backends or list(dict.fromkeys(r["backend"] for r in rows))
         cells: dict[tuple[str, str], dict[str, str]] = {}
         for r in rows:
-            cells.setdefault((r["model"], r["label"]), {})[r["backend"]] = _seconds(_best(r.get("holovec")))
-        if not cells:
-            raise self.error(f"no rows of {self.arguments[0]} match the options")
+            time = format_seconds(_best(r.get("holovec")))
+            cells.setdefault((r["model"], r["label"]), {})[r["backend"]] = time
         body = [
             [f"{model}: {label}", *(c.get(b, "-") for b in columns)] for (model, label), c in cells.items()
         ]
