@@ -33,9 +33,6 @@ class PackedBSC(BSC):
     """
 
     packed = True
-    # XOR results of a chunk stay in the CPU's cache; chunks run on every core
-    _chunk_bytes = 8 * 2**20
-    _parallel_chunks = True
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = True, **kwargs: Any) -> None:
         super().__init__(dim, backend, **kwargs)
@@ -95,10 +92,11 @@ class PackedBSC(BSC):
         return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        return self._search_scores((queries,), (items,))
+        # XOR/popcount on every backend (the bits are packed already), in BSC's search chunks
+        return self._index_scores((queries,), (items,))
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
-        return self._search_temp_bytes_per_item(n_queries)
+        return 0  # _index_scores bounds its own chunks
 
     def _as_packed(self, bits: Any) -> Any:
         return bits  # stored packed already
