@@ -193,8 +193,9 @@ def _words_of_streams(
 ) -> Any:
     """Row ``i``: the ``blocks_per_row`` blocks from ``block_start`` of stream ``streams[i]``.
 
-    On the host CPU each row comes from NumPy's C generator (one call of a few
-    microseconds per row: its counter cannot be a vector); elsewhere, and with
+    The backend's native generator gives the rows where it has one
+    (``Backend.philox_words`` with an array of streams; on the host CPU, NumPy's C
+    generator, one call of a few microseconds per row); elsewhere, and with
     ``generic=True``, all rows come from one vectorised Philox over counter arrays.
     """
     try:
@@ -206,12 +207,9 @@ def _words_of_streams(
     xp, n_blocks = backend.xp, n_rows * blocks_per_row
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
-    if not generic and backend.is_cpu:
-        from .backends.numpy_backend import numpy_philox_words
-
-        rows = [numpy_philox_words(key, (block_start, int(s), int(purpose)), blocks_per_row) for s in host]
-        words = np.stack(rows) if rows else np.zeros((0, 8 * blocks_per_row), np.uint32)
-        return xp.astype(backend.asarray(words), backend.word_dtype)
+    words = None if generic else backend.philox_words(key, (block_start, host, int(purpose)), blocks_per_row)
+    if words is not None:
+        return words
     first = np.uint64(block_start + 1)
     c0 = np.tile(np.arange(blocks_per_row, dtype=np.uint64) + first, n_rows)
     c1 = np.repeat(host, blocks_per_row)

@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+import glob
 import importlib
 import importlib.util
 import os
+import shutil
+import sys
 from typing import Any
 
 from .base import DTYPE_KINDS, Backend, dtype_name
@@ -59,15 +62,52 @@ def resolve_backend_name(name: str | None) -> str:
     return key
 
 
+def _nvidia_or_amd_gpu() -> str | None:
+    """Where a CUDA (NVIDIA) or ROCm (AMD) GPU shows itself to the operating system, without
+    importing a framework: the first sign found, or ``None``.
+
+    Reads only the file system and the environment (microseconds): the NVIDIA driver's
+    list of GPUs (``/proc/driver/nvidia/gpus``) or its device files (``/dev/nvidia0``, ...),
+    WSL2's GPU device (``/dev/dxg``), ``nvidia-smi`` on the ``PATH`` on Windows, and the
+    ROCm kernel driver (``/dev/kfd``). ``CUDA_VISIBLE_DEVICES`` set to ``""`` or ``-1``
+    hides NVIDIA GPUs, as it does from every framework.
+    """
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES", "unset").strip() in ("", "-1")
+    if not hidden:
+        if glob.glob("/proc/driver/nvidia/gpus/*"):
+            return "/proc/driver/nvidia/gpus"
+        if glob.glob("/dev/nvidia[0-9]*"):
+            return "/dev/nvidia*"
+        if os.path.exists("/dev/dxg"):
+            return "/dev/dxg"
+        if sys.platform == "win32" and shutil.which("nvidia-smi"):
+            return "nvidia-smi"
+    if os.path.exists("/dev/kfd"):
+        return "/dev/kfd"
+    return None
+
+
+def _tpu_runtime() -> bool:
+    """Whether JAX's TPU runtime (the ``libtpu`` package, which ``jax[tpu]`` installs) is
+    installed: found without importing it."""
+    return any(importlib.util.find_spec(name) for name in ("libtpu", "libtpu_nightly"))
+
+
 def _auto_backend() -> str:
-    """The fastest installed backend for the device found: a GPU framework if a GPU is there."""
+    """The backend ``"auto"`` chooses (the rules are in :func:`get_backend`'s docstring).
+
+    The frameworks are not imported to look for a device: the operating system is asked
+    first (:func:`_nvidia_or_amd_gpu`, :func:`_tpu_runtime`). Only where it shows a GPU (or a
+    TPU runtime) is torch (or jax) imported, to confirm that its build can use it.
+    """
     installed = available_backends()
-    if "torch" in installed:
+    gpu = _nvidia_or_amd_gpu() is not None
+    if gpu and "torch" in installed:
         import torch
 
-        if torch.cuda.is_available():
+        if torch.cuda.is_available():  # a CUDA (or ROCm) build that sees the GPU
             return "torch"
-    if "jax" in installed:
+    if "jax" in installed and (gpu or _tpu_runtime()):
         import jax
 
         if jax.default_backend() in ("gpu", "tpu"):
@@ -78,7 +118,29 @@ def _auto_backend() -> str:
 def get_backend(backend: str | Backend | None = None, device: Any = None) -> Backend:
     """A :class:`Backend` for a name (``"numpy"``, ``"torch"``/``"pytorch"``, ``"jax"``,
     ``"auto"``), ``None`` for the default, or an existing Backend (whose device is kept
-    unless ``device`` names another)."""
+    unless ``device`` names another).
+
+    ``"auto"`` picks the fastest installed backend for the device it finds, without
+    importing a framework it will not use:
+
+    1. It looks for a GPU the way the operating system shows one, importing nothing: the
+       NVIDIA driver's GPUs (``/proc/driver/nvidia/gpus``, ``/dev/nvidia0``, ...; WSL2's
+       ``/dev/dxg``; ``nvidia-smi`` on Windows), unless ``CUDA_VISIBLE_DEVICES`` is ``""``
+       or ``-1``, and AMD's ROCm driver (``/dev/kfd``). Which frameworks are installed it
+       learns from :func:`importlib.util.find_spec`, also without importing them.
+    2. With a GPU and PyTorch installed, it imports torch and takes ``"torch"`` if
+       ``torch.cuda.is_available()`` (a CPU-only build of torch sees no GPU).
+    3. Else, with JAX installed and a GPU or JAX's TPU runtime (``libtpu``) installed, it
+       imports jax and takes ``"jax"`` if ``jax.default_backend()`` is a GPU or TPU.
+    4. Else ``"numpy"``: on a machine without a GPU neither torch nor jax is imported.
+
+    Examples
+    --------
+    >>> get_backend("numpy")
+    NumpyBackend(device='cpu')
+    >>> get_backend("auto").name in available_backends()
+    True
+    """
     if isinstance(backend, Backend):
         if device is None:
             return backend
@@ -88,7 +150,7 @@ def get_backend(backend: str | Backend | None = None, device: Any = None) -> Bac
     if importlib.util.find_spec(package) is None:
         raise ValueError(
             f"backend {name!r} needs the {package!r} package, which is not installed; "
-            f"install it (pip install 'holovec[{name}]') or use one of {available_backends()}"
+            f"install it (pip install {package}) or use one of {available_backends()}"
         )
     module = importlib.import_module(f"{__name__}.{module_name}")
     return getattr(module, class_name)(device)

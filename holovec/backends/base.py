@@ -158,7 +158,7 @@ class Backend(ABC):
 
     @property
     def is_cpu(self) -> bool:
-        return self.device_name.startswith("cpu") or self.device_name == "TFRT_CPU_0"
+        return self.device_name.startswith("cpu")
 
     @property
     def array_type_name(self) -> str:
@@ -229,8 +229,16 @@ class Backend(ABC):
             return x
         return x & 0xFFFFFFFF
 
-    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any | None:
+    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any | None:
         """Philox-4x64-10 words from a fast native generator, or ``None`` for the generic path.
+
+        The hook through which :mod:`holovec.random` takes words from a native generator
+        (it never imports a backend's module). ``counter_start = (c0, c1, c2)``: block
+        ``g`` is Philox of the counter ``(c0 + g + 1, c1, c2, 0)`` under the 128-bit
+        ``key``, and the result is its ``8 * n_blocks`` 32-bit words (4 uint64 words per
+        block, little-endian), in :attr:`word_dtype` on this backend's device. The stream
+        ``c1`` may also be a 1-D NumPy uint64 array: then the result has one row per
+        stream, shape ``(len(c1), 8 * n_blocks)``.
 
         Backends whose device is the host CPU return NumPy's C implementation
         (bit-identical to the generic path; the tests check it).

@@ -99,7 +99,7 @@ class JaxBackend(Backend):
     def irfft(self, x: Any, n: int) -> Any:
         return jnp.fft.irfft(x, n=n, axis=-1)
 
-    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
         if not self.is_cpu:
             return None
         return jax.device_put(numpy_philox_words(key, counter_start, n_blocks), self.device)

@@ -13,15 +13,20 @@ import numpy as np
 from .base import Backend
 
 
-def numpy_philox_words(key: int, counter_start: tuple[int, int, int], n_blocks: int) -> np.ndarray:
+def numpy_philox_words(key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> np.ndarray:
     """``n_blocks`` Philox-4x64-10 blocks from NumPy's C implementation, as uint32 words.
 
     ``counter_start = (c0, c1, c2)``: block ``g`` is Philox of the 256-bit counter
     ``(c0 + g + 1, c1, c2, 0)`` under the 128-bit ``key`` (NumPy's bit generator
     increments its counter before it generates). Each block is 4 uint64 words,
-    returned little-endian as 8 uint32 words.
+    returned little-endian as 8 uint32 words. A 1-D array of streams ``c1`` gives one
+    row of ``8 * n_blocks`` words per stream (one call per row: NumPy's counter is a
+    scalar).
     """
     c0, c1, c2 = counter_start
+    if isinstance(c1, np.ndarray):
+        rows = [numpy_philox_words(key, (c0, int(s), c2), n_blocks) for s in c1]
+        return np.stack(rows) if rows else np.zeros((0, 8 * n_blocks), np.uint32)
     counter = np.array([c0, c1, c2, 0], dtype=np.uint64)
     key_words = np.array([key & (2**64 - 1), key >> 64], dtype=np.uint64)
     generator = np.random.Philox(counter=counter, key=key_words)
@@ -110,7 +115,7 @@ class NumpyBackend(Backend):
     def irfft(self, x: Any, n: int) -> Any:
         return np.fft.irfft(x, n=n, axis=-1)
 
-    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
         return numpy_philox_words(key, counter_start, n_blocks)
 
     def unpack_bits(self, words: Any, n_bits: int) -> Any:

@@ -109,7 +109,7 @@ class TorchBackend(Backend):
     def irfft(self, x: Any, n: int) -> Any:
         return torch.fft.irfft(x, n=n, dim=-1)
 
-    def philox_words(self, key: int, counter_start: tuple[int, int, int], n_blocks: int) -> Any:
+    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
         if not self.is_cpu:
             return None  # computed on the device by the generic path
         words = numpy_philox_words(key, counter_start, n_blocks)
