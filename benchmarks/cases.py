@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
@@ -23,8 +23,9 @@ import numpy as np
 from holovec import VSA
 
 from .implementations import HolovecOps, make_baseline, make_torchhd
+from .rows import SIDES, Extra, Row
 from .sizes import Sizes
-from .timing import Timing, measure
+from .timing import measure
 
 #: the seed of every draw a row times (each side uses its own generator)
 RANDOM_SEED = 7
@@ -89,8 +90,6 @@ OPERATIONS = (
     ),
 )
 
-SIDES = ("holovec", "baseline", "torchhd")
-
 
 @dataclass(frozen=True)
 class ModelEntry:
@@ -141,38 +140,6 @@ def find_entry(name: str) -> ModelEntry | None:
     return next((e for e in available_entries() if entry_key(e.key) == entry_key(name)), None)
 
 
-@dataclass
-class Extra:
-    """Another hand-written version of a row's operation, timed on holovec's inputs."""
-
-    key: str
-    label: str
-    timing: Timing
-
-
-@dataclass
-class Result:
-    """One row: an operation of one model on one backend."""
-
-    backend: str
-    model: str
-    operation: str
-    label: str
-    latency: bool
-    times: dict[str, Timing | None] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    #: the similarity row: bytes per vector of the items each side searches, and their
-    #: dtype ("holovec", "baseline"; packed BSC also "unpacked": its BSC unpacked)
-    storage: dict[str, tuple[int, str]] = field(default_factory=dict)
-    extras: list[Extra] = field(default_factory=list)
-
-    @property
-    def ratio(self) -> float | None:
-        """holovec's time over the baseline's (above 1: holovec is slower)."""
-        h, b = self.times.get("holovec"), self.times.get("baseline")
-        return None if h is None or b is None else h.best / b.best
-
-
 @dataclass(frozen=True)
 class Settings:
     sizes: Sizes
@@ -196,7 +163,7 @@ def run_model(
     settings: Settings,
     torchhd_cache: dict,
     progress: TextIO | None = None,
-) -> list[Result]:
+) -> list[Row]:
     """Every operation of one model (an entry, or a model name) on one backend."""
     if isinstance(entry, str):
         entry = find_entry(entry) or ModelEntry(entry, entry, entry)
@@ -212,7 +179,8 @@ def run_model(
         if progress is not None:
             print(f"[{backend}] {entry.label}: {op.key}", file=progress, flush=True)
         make_inputs(model, sizes, op.inputs, inputs)
-        result = Result(backend, entry.label, op.key, entry.describe(op, sizes), op.latency)
+        label = entry.describe(op, sizes)
+        result = Row("ops", backend, entry.label, op.key, label, dict.fromkeys(SIDES), latency=op.latency)
         outputs = {}
         for side_name, side in sides.items():
             if side is None:

@@ -1,27 +1,31 @@
-"""``python -m benchmarks``: parse the options, run the rows, print the table."""
+"""``python -m benchmarks``: parse the options, run each section's rows, print their tables
+and save the JSON."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from holovec import available_backends
 
-from .cases import ModelEntry, Result, Settings, available_entries, find_entry, run_model
-from .encoders import encoders_json, render_encoders, run_encoders
+from . import results as results_json
+from .cases import ModelEntry, Settings, available_entries, find_entry, run_model
+from .encoders import run_encoders
 from .machine import CpuMeter, describe, header_lines
-from .report import render_markdown, render_text, to_json
-from .retrieval import render_retrieval, retrieval_json, run_retrieval
+from .retrieval import run_retrieval
+from .rows import Row
+from .sections import SECTIONS as SECTION_TABLES
 from .sizes import DEFAULT, QUICK
+from .tables import render_report
 from .torchhd_ops import torchhd_status
 
 BACKENDS = ("numpy", "torch", "jax")
-SECTIONS = ("ops", "encoders", "retrieval")
+SECTIONS = tuple(SECTION_TABLES)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -115,9 +119,9 @@ def run(
     models: Sequence[ModelEntry | str],
     settings: Settings,
     progress: TextIO | None = None,
-) -> list[Result]:
-    """Every row for every backend and model (entries, or model names)."""
-    results: list[Result] = []
+) -> list[Row]:
+    """Every ops row for every backend and model (entries, or model names)."""
+    results: list[Row] = []
     torchhd_cache: dict = {}  # torchhd runs on torch's CPU whatever the backend: time it once
     for backend in backends:
         for model in models:
@@ -125,9 +129,26 @@ def run(
     return results
 
 
+def settings_line(settings: Settings, backends: Sequence[str]) -> str:
+    return (
+        f"holovec benchmarks: D={settings.sizes.dim:,}, backend {', '.join(backends)}; time per call, "
+        f"the minimum over up to {settings.repeat} samples after one warm-up call"
+    )
+
+
+def settings_json(settings: Settings) -> dict[str, Any]:
+    return {
+        "sizes": asdict(settings.sizes),
+        "repeat": settings.repeat,
+        "budget_s": settings.budget_s,
+        "statistic": "min over samples, seconds per call (median also given)",
+    }
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parse_args(argv)
     out = sys.stdout if out is None else out
+    progress = None if args.quiet else sys.stderr
     sizes = (QUICK if args.quick else DEFAULT).with_dim(args.dim)
     torchhd_version, torchhd_note = (None, "left out (--no-torchhd)") if args.no_torchhd else torchhd_status()
     settings = Settings(
@@ -138,45 +159,47 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     )
     meter = CpuMeter()
     started = time.perf_counter()
-    results = []
+    rows: list[Row] = []
     if "ops" in args.sections:
-        results = run(args.backends, args.models, settings, None if args.quiet else sys.stderr)
-    encoder_results = []
+        rows += run(args.backends, args.models, settings, progress)
     if "encoders" in args.sections:
-        encoder_results = run_encoders(
+        rows += run_encoders(
             args.backends,
             dim=sizes.dim,
             quick=args.quick,
             repeat=settings.repeat,
             budget_s=settings.budget_s,
-            progress=None if args.quiet else sys.stderr,
+            progress=progress,
         )
-    retrieval_results = []
     if "retrieval" in args.sections:
-        retrieval_results = run_retrieval(
+        rows += run_retrieval(
             args.backends,
             dim=sizes.dim,
             quick=args.quick,
             repeat=settings.repeat,
             budget_s=settings.budget_s,
             models=args.models if args.models_given else None,
-            progress=None if args.quiet else sys.stderr,
+            progress=progress,
         )
     elapsed = time.perf_counter() - started
     machine = describe(torchhd_version, meter)
-    header = header_lines(machine)
-    render = render_markdown if args.markdown else render_text
-    print(render(results, settings, header, torchhd_note), file=out)
-    if encoder_results:
-        print(render_encoders(encoder_results, markdown=args.markdown), file=out)
-    if retrieval_results:
-        print(render_retrieval(retrieval_results, markdown=args.markdown), file=out)
+    text = render_report(
+        rows,
+        [SECTION_TABLES[name] for name in SECTIONS],
+        title=settings_line(settings, args.backends),
+        header=header_lines(machine),
+        legends={"ops": [f"torchhd: {torchhd_note}"] if torchhd_note else []},
+        markdown=args.markdown,
+    )
+    print(text, file=out)
     print(f"\n(ran in {elapsed:.0f} s)", file=out)
     if args.json is not None:
-        report = to_json(results, settings, machine, torchhd_note)
-        report["encoders"] = encoders_json(encoder_results)
-        report["retrieval"] = retrieval_json(retrieval_results)
-        report["elapsed_s"] = elapsed
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        data = results_json.report(
+            rows,
+            settings=settings_json(settings),
+            machine=machine,
+            torchhd_note=torchhd_note,
+            elapsed_s=elapsed,
+        )
+        results_json.write(args.json, data)
     return 0

@@ -14,15 +14,15 @@ To add a case: write ``make(backend, quick, dim) -> Prepared`` and append an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
 
 from holovec import VSA
 
-from .report import format_seconds, section_table
-from .timing import Timing, measure, waiter
+from .rows import Row
+from .timing import measure, waiter
 
 
 @dataclass
@@ -45,23 +45,6 @@ class EncoderCase:
     label: Callable[[bool], str]  #: the row's label (quick: the --quick sizes)
     model: str
     make: Callable[[str, bool, int], Prepared]  #: (backend, quick, dim) -> the functions to time
-
-
-@dataclass
-class EncoderResult:
-    backend: str
-    key: str
-    model: str
-    label: str
-    items: int
-    item_name: str
-    times: dict[str, Timing | None] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def ratio(self) -> float | None:
-        h, b = self.times.get("holovec"), self.times.get("baseline")
-        return None if h is None or b is None else h.best / b.best
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -329,7 +312,7 @@ CASES: list[EncoderCase] = [
 ]
 
 
-# -- running and reporting ---------------------------------------------------------------------
+# -- running ---------------------------------------------------------------------------------
 
 
 def run_encoders(
@@ -341,7 +324,7 @@ def run_encoders(
     budget_s: float,
     progress: TextIO | None = None,
     cases: list[EncoderCase] | None = None,
-) -> list[EncoderResult]:
+) -> list[Row]:
     results = []
     for backend in backends:
         wait = waiter(backend)
@@ -349,8 +332,14 @@ def run_encoders(
             if progress is not None:
                 print(f"[{backend}] encoders: {case.key}", file=progress, flush=True)
             prepared = case.make(backend, quick, dim)
-            result = EncoderResult(
-                backend, case.key, case.model, case.label(quick), prepared.items, prepared.item_name
+            result = Row(
+                "encoders",
+                backend,
+                case.model,
+                case.key,
+                case.label(quick),
+                items=prepared.items,
+                item_name=prepared.item_name,
             )
             result.times["holovec"] = measure(prepared.holovec, wait, repeat=repeat, budget_s=budget_s)
             baseline = prepared.baseline if backend == "numpy" else None
@@ -375,59 +364,3 @@ def _compare(holovec: np.ndarray, baseline: np.ndarray, how: str, atol: float = 
     same = np.isclose(holovec, baseline, rtol=1e-4, atol=atol).mean()
     needed = {"equal": 1.0, "close": 1.0, "mostly": 0.99}[how]
     return [] if same >= needed else [f"baseline agrees with holovec on {same:.1%} of the values only"]
-
-
-def _per_item(result: EncoderResult) -> str:
-    timing = result.times.get("holovec")
-    if timing is None or not result.items:
-        return "-"
-    if result.item_name == "kB":
-        return f"{format_seconds(timing.best / (result.items / 1000))} per kB"
-    return f"{format_seconds(timing.best / result.items)} per {result.item_name}"
-
-
-COLUMNS = ("model", "encoder", "holovec", "NumPy baseline", "holovec/baseline", "holovec per item")
-
-
-def _cells(r: EncoderResult) -> list[str]:
-    h, b = r.times.get("holovec"), r.times.get("baseline")
-    ratio = r.ratio
-    return [
-        r.model,
-        r.label,
-        format_seconds(None if h is None else h.best),
-        format_seconds(None if b is None else b.best),
-        "-" if ratio is None else f"{ratio:.2f}x",
-        _per_item(r),
-    ]
-
-
-def render_encoders(results: list[EncoderResult], markdown: bool = False) -> str:
-    """The encoders section, one table per backend."""
-    if not results:
-        return ""
-    lines = ["", "encoders: time per call (best of the samples); baseline: hand-written vectorised NumPy"]
-    for backend in dict.fromkeys(r.backend for r in results):
-        rows = [_cells(r) for r in results if r.backend == backend]
-        lines += section_table(f"encoders, backend: {backend}", COLUMNS, rows, markdown)
-    notes = [f"check {r.backend} {r.key}: {note}" for r in results for note in r.notes]
-    if notes:
-        lines += ["", *notes]
-    return "\n".join(lines)
-
-
-def encoders_json(results: list[EncoderResult]) -> list[dict]:
-    return [
-        {
-            "backend": r.backend,
-            "key": r.key,
-            "model": r.model,
-            "label": r.label,
-            "items": r.items,
-            "item": r.item_name,
-            "ratio": r.ratio,
-            "notes": r.notes,
-            **{side: None if t is None else asdict(t) for side, t in r.times.items()},
-        }
-        for r in results
-    ]

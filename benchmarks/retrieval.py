@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any, TextIO
 
@@ -31,8 +30,9 @@ from holovec import VSA
 from holovec.retrieval import ItemStore, Resonator
 
 from .cases import PACKED_BSC, ModelEntry, entry_key
-from .report import format_bytes, format_seconds, section_table
-from .timing import Timing, measure, waiter
+from .names import K, bare_operation_name, search_key
+from .rows import Row
+from .timing import measure, waiter
 
 #: the models of the search rows
 SEARCH_ENTRIES = (
@@ -45,30 +45,12 @@ SEARCH_ENTRIES = (
 #: (queries, items) of the search rows
 SEARCH_SIZES = ((100, 10_000), (1_000, 10_000), (100, 100_000), (1_000, 100_000))
 QUICK_SEARCH_SIZES = ((10, 1_000), (100, 1_000))
-K = 10
 #: items are made in blocks of this many rows (bounds the temporaries of 100,000 x 10,000)
 BLOCK = 10_000
 
 #: the resonator row: factors, items per factor, dimension, products per call
 RESONATOR = (3, 50, 1500, 100)
 QUICK_RESONATOR = (3, 50, 1500, 10)
-
-
-@dataclass
-class RetrievalResult:
-    backend: str
-    model: str
-    label: str
-    times: dict[str, Timing | None] = field(default_factory=dict)
-    peak_bytes: dict[str, int | None] = field(default_factory=dict)
-    baseline_name: str = ""
-    notes: list[str] = field(default_factory=list)  #: checks that failed (holovec or baseline wrong)
-    info: list[str] = field(default_factory=list)  #: what else the row measured (accuracy)
-
-    @property
-    def ratio(self) -> float | None:
-        h, b = self.times.get("holovec"), self.times.get("baseline")
-        return None if h is None or b is None else h.best / b.best
 
 
 # -- inputs ---------------------------------------------------------------------------------
@@ -112,23 +94,24 @@ def _numpy_hamming(q: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def bare_operation(model: Any, entry: ModelEntry, queries: Any, items: Any) -> tuple[str, Callable]:
-    """(a name, ``fn()``): the bare scores of ``queries`` against ``items``, on copies made
-    once here (views where they can be); the best score is the highest value."""
+def bare_operation(model: Any, entry: ModelEntry, queries: Any, items: Any) -> Callable:
+    """``fn()``: the bare scores of ``queries`` against ``items`` (what
+    ``names.bare_operation_name`` names), on copies made once here (views where they can
+    be); the best score is the highest value."""
     backend, xp = model.backend, model.xp
     if entry.model == "BSC":
         packed = (lambda x: x) if entry.packed else (lambda x: backend.pack_bits(x, 8 * -(-model.dim // 64)))
         if backend.name == "numpy":
             q, b = packed(queries), packed(items)
-            return "XOR/popcount", lambda: -_numpy_hamming(q, b)
+            return lambda: -_numpy_hamming(q, b)
         # no popcount: the +-1 product of the same codebook
         bits = (lambda x: backend.unpack_bytes(x, model.dim)) if entry.packed else (lambda x: x)
         q, b = (1 - 2 * xp.astype(bits(x), backend.dtype("float32")) for x in (queries, items))
-        return "+-1 float32 matmul", lambda: b @ q.mT
+        return lambda: b @ q.mT
     if entry.model == "FHRR":
         q, b = backend.real_view(queries), backend.real_view(items)
-        return "real matmul", lambda: b @ q.mT
-    return "matmul", lambda: items @ queries.mT
+        return lambda: b @ q.mT
+    return lambda: items @ queries.mT
 
 
 # -- memory ---------------------------------------------------------------------------------
@@ -163,7 +146,7 @@ def peak_bytes(fn: Callable[[], Any], backend: Any) -> int | None:
 
 def _search_rows(
     backend: str, entry: ModelEntry, sizes: tuple, dim: int, repeat: int, budget_s: float, progress: Any
-) -> list[RetrievalResult]:
+) -> list[Row]:
     model = entry.create(dim, backend)
     wait = waiter(backend, model.device)
     results = []
@@ -176,9 +159,14 @@ def _search_rows(
             if progress is not None:
                 print(f"[{backend}] retrieval: {entry.label} {n_q} x {n_items}", file=progress, flush=True)
             queries, rows = noisy_queries(model, items, n_q, seed=200)
-            name, bare = bare_operation(model, entry, queries, items)
-            result = RetrievalResult(
-                backend, entry.label, f"top-{K}, {n_q:,} queries x {n_items:,} items", baseline_name=name
+            bare = bare_operation(model, entry, queries, items)
+            result = Row(
+                "retrieval",
+                backend,
+                entry.label,
+                search_key(n_q, n_items),
+                f"top-{K}, {n_q:,} queries x {n_items:,} items",
+                baseline_name=bare_operation_name(backend, entry.model),
             )
             search = partial(store.search, queries, K)
             result.times["holovec"] = measure(search, wait, repeat=repeat, budget_s=budget_s)
@@ -223,7 +211,7 @@ def numpy_resonator(books: np.ndarray, products: np.ndarray, max_iter: int) -> n
     return np.stack([np.argmax(np.abs(e @ b.T), axis=-1) for e, b in zip(estimates, books, strict=True)], -1)
 
 
-def _resonator_row(backend: str, quick: bool, repeat: int, budget_s: float) -> RetrievalResult:
+def _resonator_row(backend: str, quick: bool, repeat: int, budget_s: float) -> Row:
     n_factors, n_items, dim, n_products = QUICK_RESONATOR if quick else RESONATOR
     model = VSA.create("MAP", dim=dim, backend=backend)
     books = [model.random(n_items, seed=300 + f) for f in range(n_factors)]
@@ -233,7 +221,7 @@ def _resonator_row(backend: str, quick: bool, repeat: int, budget_s: float) -> R
         products = model.bind(products, books[f][model.backend.asarray(truth[:, f])])
     resonator = Resonator(model, books)
     label = f"resonator, {n_products} products of {n_factors} factors x {n_items} items, N={dim:,}"
-    result = RetrievalResult(backend, "MAP", label, baseline_name="NumPy resonator")
+    result = Row("retrieval", backend, "MAP", "resonator", label, baseline_name="NumPy resonator")
     result.times["holovec"] = measure(
         lambda: resonator.factor(products), lambda r: r, repeat=repeat, budget_s=budget_s
     )
@@ -262,11 +250,11 @@ def run_retrieval(
     budget_s: float,
     models: list[ModelEntry] | None = None,
     progress: TextIO | None = None,
-) -> list[RetrievalResult]:
+) -> list[Row]:
     wanted = None if models is None else {entry_key(e.key) for e in models}
     entries = [e for e in SEARCH_ENTRIES if wanted is None or entry_key(e.key) in wanted]
     sizes = QUICK_SEARCH_SIZES if quick else SEARCH_SIZES
-    results: list[RetrievalResult] = []
+    results: list[Row] = []
     for backend in backends:
         for entry in entries:
             results += _search_rows(backend, entry, sizes, dim, repeat, budget_s, progress)
@@ -275,58 +263,3 @@ def run_retrieval(
                 print(f"[{backend}] retrieval: resonator", file=progress, flush=True)
             results.append(_resonator_row(backend, quick, repeat, budget_s))
     return results
-
-
-# -- reporting ------------------------------------------------------------------------------
-
-COLUMNS = ("model", "operation", "holovec", "bare operation", "holovec/bare", "peak memory holovec / bare")
-
-
-def _cells(r: RetrievalResult) -> list[str]:
-    h, b = r.times.get("holovec"), r.times.get("baseline")
-    ratio = r.ratio
-    memory = "-"
-    if any(v is not None for v in r.peak_bytes.values()):
-        memory = f"{format_bytes(r.peak_bytes.get('holovec'))} / {format_bytes(r.peak_bytes.get('baseline'))}"
-    return [
-        r.model,
-        r.label,
-        format_seconds(None if h is None else h.best),
-        "-" if b is None else f"{format_seconds(b.best)} ({r.baseline_name})",
-        "-" if ratio is None else f"{ratio:.2f}x",
-        memory,
-    ]
-
-
-def render_retrieval(results: list[RetrievalResult], markdown: bool = False) -> str:
-    if not results:
-        return ""
-    lines = [
-        "",
-        f"retrieval: time per call (best of the samples); search is ItemStore.search(k={K}), "
-        "next to the bare operation it is built on, on the same data",
-    ]
-    for backend in dict.fromkeys(r.backend for r in results):
-        rows = [_cells(r) for r in results if r.backend == backend]
-        lines += section_table(f"retrieval, backend: {backend}", COLUMNS, rows, markdown)
-    notes = [f"{r.backend} {r.model} {r.label}: {note}" for r in results for note in r.info + r.notes]
-    if notes:
-        lines += ["", *notes]
-    return "\n".join(lines)
-
-
-def retrieval_json(results: list[RetrievalResult]) -> list[dict]:
-    return [
-        {
-            "backend": r.backend,
-            "model": r.model,
-            "label": r.label,
-            "baseline": r.baseline_name,
-            "ratio": r.ratio,
-            "peak_bytes": r.peak_bytes,
-            "notes": r.notes,
-            "info": r.info,
-            **{side: None if t is None else asdict(t) for side, t in r.times.items()},
-        }
-        for r in results
-    ]

@@ -12,8 +12,6 @@ records.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, ClassVar
 
 from docutils import nodes
@@ -21,43 +19,92 @@ from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
-from benchmarks.report import format_bytes, format_seconds
+from benchmarks.columns import BACKEND, BASELINE, HOLOVEC, LABEL, MODEL, PEAK_MEMORY, RATIO, Column
+from benchmarks.results import load
+from benchmarks.rows import Row
+from benchmarks.tables import format_table, table_lines
 
-
-def _best(cell: dict | None) -> float | None:
-    return None if cell is None else cell["best"]
+#: each section's columns in the docs (the benchmark's own cells, under the docs' headers)
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    "ops": (
+        BACKEND,
+        MODEL,
+        LABEL,
+        HOLOVEC,
+        BASELINE.named("hand-written baseline"),
+        RATIO.named("holovec / baseline"),
+    ),
+    "encoders": (
+        BACKEND,
+        MODEL,
+        LABEL.named("encoder"),
+        HOLOVEC,
+        BASELINE.named("NumPy baseline"),
+        RATIO.named("holovec / baseline"),
+    ),
+    "retrieval": (
+        MODEL,
+        LABEL,
+        HOLOVEC,
+        BASELINE.named("bare operation"),
+        RATIO.named("holovec / bare"),
+        PEAK_MEMORY.named("peak memory"),
+    ),
+}
 
 
 def _split(text: str | None) -> list[str] | None:
     return None if not text else [part.strip() for part in text.split(",") if part.strip()]
 
 
+def select(
+    rows: list[Row],
+    section: str,
+    models: list[str] | None = None,
+    operations: list[str] | None = None,
+    backends: list[str] | None = None,
+) -> list[Row]:
+    """The rows of ``section`` that the options keep (``operations``: keys or labels)."""
+    return [
+        r
+        for r in rows
+        if r.section == section
+        and (models is None or r.model in models)
+        and (operations is None or r.key in operations or r.label in operations)
+        and (backends is None or r.backend in backends)
+    ]
+
+
+def table_rst(rows: list[Row], section: str) -> list[str]:
+    """A list-table of ``rows`` with the section's docs columns."""
+    return table_lines(COLUMNS[section], rows, style="rst")
+
+
+def pivot_rst(rows: list[Row], backends: list[str] | None = None) -> list[str]:
+    """One row per (model, operation), one column per backend with holovec's time."""
+    columns = backends or list(dict.fromkeys(r.backend for r in rows))
+    cells: dict[str, dict[str, str]] = {}
+    for r in rows:
+        cells.setdefault(f"{r.model}: {r.label}", {})[r.backend] = HOLOVEC.cell(r)
+    body = [[operation, *(c.get(b, "-") for b in columns)] for operation, c in cells.items()]
+    return format_table(["operation", *columns], body, [True] + [False] * len(columns), "rst")
+
+
 class _JsonDirective(SphinxDirective):
     required_arguments = 1
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> tuple[dict[str, Any], list[Row]]:
         rel, path = self.env.relfn2path(self.arguments[0])
         self.env.note_dependency(rel)
         try:
-            return json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
+            return load(path)
+        except (OSError, ValueError, KeyError, TypeError) as err:
             raise self.error(f"cannot read benchmark results {self.arguments[0]}: {err}") from err
 
     def _render(self, rst: list[str]) -> list[nodes.Node]:
         container = nodes.container()
         self.state.nested_parse(StringList(rst, source=self.arguments[0]), self.content_offset, container)
         return container.children
-
-
-def _list_table(header: list[str], rows: list[list[str]], widths: str | None = None) -> list[str]:
-    out = [".. list-table::", "   :header-rows: 1", ""]
-    if widths:
-        out.insert(2, f"   :widths: {widths}")
-    for row in [header, *rows]:
-        out.append(f"   * - {row[0]}")
-        out += [f"     - {cell}" for cell in row[1:]]
-    out.append("")
-    return out
 
 
 class BenchmarkTable(_JsonDirective):
@@ -69,91 +116,26 @@ class BenchmarkTable(_JsonDirective):
         "pivot": directives.flag,
     }
 
-    #: section -> (key of its rows in the JSON, field of the ``:operations:`` filter, header)
-    SECTIONS: ClassVar[dict[str, tuple[str, str, list[str]]]] = {
-        "ops": (
-            "rows",
-            "operation",
-            ["backend", "model", "operation", "holovec", "hand-written baseline", "holovec / baseline"],
-        ),
-        "encoders": (
-            "encoders",
-            "key",
-            ["backend", "model", "encoder", "holovec", "NumPy baseline", "holovec / baseline"],
-        ),
-        "retrieval": (
-            "retrieval",
-            "label",
-            ["model", "operation", "holovec", "bare operation", "holovec / bare", "peak memory"],
-        ),
-    }
-
     def run(self) -> list[nodes.Node]:
-        data = self._load()
+        _, rows = self._load()
         section = self.options.get("section", "ops")
-        if section not in self.SECTIONS:
+        if section not in COLUMNS:
             raise self.error(f"unknown section {section!r}: ops, encoders or retrieval")
-        key, operation_field, header = self.SECTIONS[section]
-        models, operations = _split(self.options.get("models")), _split(self.options.get("operations"))
         backends = _split(self.options.get("backends"))
-        rows = [
-            r
-            for r in data.get(key, [])
-            if (models is None or r["model"] in models)
-            and (operations is None or r[operation_field] in operations)
-            and (backends is None or r["backend"] in backends)
-        ]
+        options = (_split(self.options.get("models")), _split(self.options.get("operations")), backends)
+        rows = select(rows, section, *options)
         if not rows:
             raise self.error(f"no rows of {self.arguments[0]} match the options")
         if "pivot" in self.options:
-            return self._render(self._pivot(rows, backends))
-        body = [self._retrieval_cells(r) if section == "retrieval" else self._timing_cells(r) for r in rows]
-        return self._render(_list_table(header, body))
-
-    @staticmethod
-    def _ratio(r: dict) -> str:
-        return "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
-
-    def _timing_cells(self, r: dict) -> list[str]:
-        return [
-            r["backend"],
-            r["model"],
-            r["label"],
-            format_seconds(_best(r.get("holovec"))),
-            format_seconds(_best(r.get("baseline"))),
-            self._ratio(r),
-        ]
-
-    def _retrieval_cells(self, r: dict) -> list[str]:
-        memory = r.get("peak_bytes") or {}
-        return [
-            r["model"],
-            r["label"],
-            format_seconds(_best(r.get("holovec"))),
-            f"{format_seconds(_best(r.get('baseline')))} ({r['baseline']})",
-            self._ratio(r),
-            f"{format_bytes(memory.get('holovec'))} / {format_bytes(memory.get('baseline'))}"
-            if memory
-            else "-",
-        ]
-
-    def _pivot(self, rows: list[dict], backends: list[str] | None) -> list[str]:
-        columns = backends or list(dict.fromkeys(r["backend"] for r in rows))
-        cells: dict[tuple[str, str], dict[str, str]] = {}
-        for r in rows:
-            time = format_seconds(_best(r.get("holovec")))
-            cells.setdefault((r["model"], r["label"]), {})[r["backend"]] = time
-        body = [
-            [f"{model}: {label}", *(c.get(b, "-") for b in columns)] for (model, label), c in cells.items()
-        ]
-        return _list_table(["operation", *columns], body)
+            return self._render(pivot_rst(rows, backends))
+        return self._render(table_rst(rows, section))
 
 
 class BenchmarkMachine(_JsonDirective):
     """One paragraph: the machine and software the results file records."""
 
     def run(self) -> list[nodes.Node]:
-        m = self._load().get("machine", {})
+        m = self._load()[0].get("machine", {})
         parts = [
             f"{m.get('cpu', 'unknown CPU')}, {m.get('usable_cores', '?')} cores, "
             f"{m.get('memory_gib', 0):.0f} GiB RAM, {m.get('os', '')}",
