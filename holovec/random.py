@@ -19,6 +19,7 @@ transcendental functions (cos, sin, log) may differ, by rounding, across backend
 
 from __future__ import annotations
 
+import hashlib
 import math
 import secrets
 from enum import IntEnum
@@ -31,6 +32,7 @@ from .backends.base import Backend, dtype_name
 __all__ = [
     "Purpose",
     "check_seed",
+    "fold_in",
     "fresh_seed",
     "philox4x64_generic",
     "random_bits",
@@ -81,6 +83,28 @@ def check_seed(seed: Any) -> int:
 def fresh_seed() -> int:
     """A new 128-bit seed from the operating system (never a framework's global RNG)."""
     return secrets.randbits(128)
+
+
+def fold_in(seed: int, *data: int | str) -> int:
+    """A child seed of ``seed`` named by ``data`` (like ``jax.random.fold_in``).
+
+    The 128-bit BLAKE2b digest of the seed and the data (non-negative ints or strings,
+    in a length-prefixed canonical form), so children with different ``data`` are
+    unrelated to each other and to ``seed``, and the same on every machine. Components
+    that need several independent draws (an encoder's axes, a model's unseeded draws)
+    derive their seeds with it; nothing else derives seeds.
+    """
+    parts = [check_seed(seed).to_bytes(16, "little")]
+    for item in data:
+        if isinstance(item, str):
+            raw = b"s" + item.encode("utf-8")
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)) and item >= 0:
+            raw = b"i" + int(item).to_bytes(max(1, (int(item).bit_length() + 7) // 8), "little")
+        else:
+            raise TypeError(f"fold_in data must be non-negative ints or strings, got {item!r}")
+        parts.append(len(raw).to_bytes(8, "little") + raw)
+    digest = hashlib.blake2b(b"".join(parts), digest_size=16, person=b"holovec.fold_in")
+    return int.from_bytes(digest.digest(), "little")
 
 
 # -- the generator, over 32-bit words ---------------------------------------------------

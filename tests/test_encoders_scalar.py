@@ -162,13 +162,13 @@ def test_fpe_decode_resolution_and_errors():
 
 def test_fpe_decode_without_a_kept_table(monkeypatch):
     """Coarse grids too large to keep are searched chunk by chunk, with the same result."""
-    from holovec.encoders import fpe as fpe_module
+    from holovec.encoders import fpe_decode
 
     model = VSA.create("FHRR", dim=DIM, backend="numpy")
     x = np.linspace(0.0, 1.0, 9)
     kept = FractionalPowerEncoder(model, 0.0, 1.0, bandwidth=20.0, seed=6)
     expected = kept.decode(kept.encode(x))
-    monkeypatch.setattr(fpe_module, "_TABLE_BYTES", 8 * DIM * 10)  # chunks of 10 candidates
+    monkeypatch.setattr(fpe_decode, "TABLE_BYTES", 8 * DIM * 10)  # chunks of 10 candidates
     chunked = FractionalPowerEncoder(model, 0.0, 1.0, bandwidth=20.0, seed=6)
     np.testing.assert_allclose(chunked.decode(chunked.encode(x)), expected, atol=1e-9)
     np.testing.assert_allclose(expected, x, atol=1e-5)

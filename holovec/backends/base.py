@@ -128,6 +128,12 @@ class Backend(ABC):
         xp = self.xp
         return xp.concat([xp.real(x), xp.imag(x)], axis=-1)
 
+    def complex_view(self, x: Any) -> Any:
+        """The inverse of :meth:`real_view`: a real ``(..., 2n)`` array in its layout (for
+        example a matrix product of real views) as the complex ``(..., n)`` array."""
+        n = x.shape[-1] // 2
+        return self.complex(x[..., :n], x[..., n:])
+
     @abstractmethod
     def fft(self, x: Any) -> Any:
         """Discrete Fourier transform over the last axis."""
@@ -266,6 +272,13 @@ class Backend(ABC):
     def map_chunks(self, fn: Callable, chunks: Any) -> list:
         """``[fn(c) for c in chunks]``; backends may run single-threaded kernels in parallel."""
         return [fn(c) for c in chunks]
+
+    def map_row_blocks(self, fn: Callable, x: Any, rows: int, width: int, dtype: Any) -> Any:
+        """``fn(x)`` for a row-wise function ``fn`` whose result has shape ``(len(x), width)``
+        and ``dtype``. Backends whose kernels run on one core (NumPy) apply it to blocks of
+        ``rows`` rows, whose temporaries stay in cache, on every core, written into one
+        output; the others call it once (their compilers fuse the temporaries)."""
+        return fn(x)
 
     def words_to_bytes(self, words: Any) -> Any:
         """32-bit words as uint8 bytes, little-endian: last axis ``n`` -> ``4 * n``."""

@@ -103,6 +103,9 @@ class NumpyBackend(Backend):
     def real_view(self, x: Any) -> Any:
         return np.ascontiguousarray(x).view(x.real.dtype)
 
+    def complex_view(self, x: Any) -> Any:
+        return np.ascontiguousarray(x).view(np.result_type(x, 1j))
+
     def fft(self, x: Any) -> Any:
         return np.fft.fft(x, axis=-1)
 
@@ -132,6 +135,18 @@ class NumpyBackend(Backend):
 
     def unpack_bytes(self, x: Any, n_bits: int) -> Any:
         return np.unpackbits(x, axis=-1, count=n_bits, bitorder="little")
+
+    def map_row_blocks(self, fn: Callable, x: Any, rows: int, width: int, dtype: Any) -> Any:
+        n = x.shape[0]
+        if n <= rows:
+            return fn(x)
+        out = np.empty((n, width), dtype=dtype)
+
+        def fill(start: int) -> None:
+            out[start : start + rows] = fn(x[start : start + rows])
+
+        self.map_chunks(fill, range(0, n, rows))
+        return out
 
     def map_chunks(self, fn: Callable, chunks: Any) -> list:
         # NumPy's elementwise kernels run on one core but release the GIL: threads add cores

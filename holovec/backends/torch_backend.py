@@ -97,6 +97,9 @@ class TorchBackend(Backend):
     def real_view(self, x: Any) -> Any:
         return torch.view_as_real(x.resolve_conj()).flatten(-2)
 
+    def complex_view(self, x: Any) -> Any:
+        return torch.view_as_complex(x.unflatten(-1, (-1, 2)).contiguous())
+
     def fft(self, x: Any) -> Any:
         return torch.fft.fft(x, dim=-1)
 

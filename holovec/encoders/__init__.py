@@ -1,8 +1,9 @@
 """Encoders: scalars, sequences, records, graphs, images and vectors as hypervectors."""
 
 from .base import Encoder, check_values
-from .fpe import FractionalPowerEncoder, PeriodicAngleEncoder, ResidueEncoder, VectorFPE
+from .fpe import FractionalPowerEncoder, PeriodicAngleEncoder, VectorFPE
 from .image import ImageEncoder
+from .residue import ResidueEncoder
 from .scalar import LevelEncoder, ThermometerEncoder
 from .sequence import NGramEncoder, PositionBindingEncoder, TrajectoryEncoder
 from .structure import GraphEncoder, RecordEncoder

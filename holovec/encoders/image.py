@@ -5,7 +5,7 @@ row and column codes: every position distinct, neighbours unrelated) and value l
 ``v_p``; the image is ``bundle_p bind(L[v_p], P_p)``.
 
 Computing it. The level vectors are graded by construction (see
-:class:`holovec.encoders._common.LevelCodes`): element ``j`` of level ``l`` is end
+:class:`holovec.encoders.levels.LevelCodes`): element ``j`` of level ``l`` is end
 ``A``'s where ``l < s_j`` and end ``B``'s otherwise, for a fixed switch level ``s_j``.
 For the models whose bundle is a sum and bind elementwise (MAP, MAP-C, MAP-I, FHRR,
 BSC, in lifted form) the sum over pixels is therefore::
@@ -30,20 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_int
 from ..models.base import VSAModel
-from ..random import Purpose
-from ._common import (
-    LevelCodes,
-    Sums,
-    block_rows,
-    check_count,
-    derived_stream,
-    draw,
-    quantize,
-    split_complex,
-    take_rows,
-)
-from .base import Encoder, check_values
+from ..random import Purpose, fold_in
+from ._common import Sums, block_rows, quantize, take_rows
+from ._values import check_values
+from .base import Encoder
+from .levels import LevelCodes
 
 __all__ = ["ImageEncoder"]
 
@@ -90,17 +83,17 @@ class ImageEncoder(Encoder):
         super().__init__(model, seed=seed)
         if not isinstance(shape, (tuple, list)) or len(shape) != 2:
             raise TypeError(f"shape must be (height, width), got {shape!r}")
-        self.shape = (check_count(shape[0], "shape[0]"), check_count(shape[1], "shape[1]"))
-        self.levels = check_count(levels, "levels", 2)
+        self.shape = (check_int(shape[0], "shape[0]", 1), check_int(shape[1], "shape[1]", 1))
+        self.levels = check_int(levels, "levels", 2)
         low, high = (float(v) for v in value_range)
         if not (np.isfinite(low) and np.isfinite(high) and low < high):
             raise ValueError(f"value_range must be finite (low, high) with low < high, got {value_range!r}")
         self.value_range = (low, high)
         self.clip = bool(clip)
         height, width = self.shape
-        self.row_codes = draw(model, height, self.seed, Purpose.PIXEL_POSITIONS, 1)  # Y_y
-        self.column_codes = draw(model, width, self.seed, Purpose.PIXEL_POSITIONS, 0)  # X_x
-        self.level_codes = LevelCodes(model, self.levels, self.seed, derived_stream(3))
+        self.row_codes = model.draw(height, self.seed, Purpose.PIXEL_POSITIONS, 1)  # Y_y
+        self.column_codes = model.draw(width, self.seed, Purpose.PIXEL_POSITIONS, 0)  # X_x
+        self.level_codes = LevelCodes(model, self.levels, fold_in(self.seed, "levels"))
         self._sums = Sums.of(model)
         self._positions: Any = None
         self._plan: Any = None
@@ -173,20 +166,23 @@ class ImageEncoder(Encoder):
             return self._plan
         sums, model, xp = self._sums, self.model, self.model.xp
         codes = self.level_codes
-        switch = np.repeat(codes.switch, codes.atom)  # per element of the lifted width
+        switch = codes.element_switch  # per element of the lifted width
         order = np.argsort(switch, kind="stable")
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
-        bounds = np.searchsorted(switch[order], np.arange(1, self.levels + 1))
+        # switch == levels: elements that never switch (negated codes change half of them)
+        bounds = np.searchsorted(switch[order], np.arange(1, self.levels + 2))
         lifted = sums.lift(self.position_codes)  # (pixels, width)
         ordered = xp.take(lifted, model.backend.asarray(order.astype(np.int32)), axis=1)
         groups = []
-        for level in range(1, self.levels):
+        for level in range(1, self.levels + 1):
             first, last = int(bounds[level - 1]), int(bounds[level])
             if first < last:
                 block = ordered[:, first:last]
-                groups.append((level, split_complex(xp, block) if sums.complex else block, last - first))
-        ends = sums.lift(model.pack(codes.ends) if codes.packed else codes.ends)
+                groups.append(
+                    (level, model.backend.real_view(block) if sums.complex else block, last - first)
+                )
+        ends = sums.lift(codes.ends)
         self._plan = {
             "groups": groups,
             "inverse": model.backend.asarray(inverse.astype(np.int32)),
@@ -208,9 +204,7 @@ class ImageEncoder(Encoder):
             for level, block, _ in plan["groups"]:
                 parts.append(xp.astype(levels < level, real) @ block)
             if sums.complex:
-                re = xp.concat([p[:, : p.shape[1] // 2] for p in parts], axis=1)
-                im = xp.concat([p[:, p.shape[1] // 2 :] for p in parts], axis=1)
-                t_sorted = model.backend.complex(re, im)
+                t_sorted = xp.concat([model.backend.complex_view(p) for p in parts], axis=1)
             else:
                 t_sorted = xp.concat(parts, axis=1)
             t = xp.take(t_sorted, plan["inverse"], axis=1)

@@ -15,24 +15,25 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool, check_int, check_number
 from ..models.base import VSAModel
-from ..random import Purpose, random_words
-from .base import Encoder, check_values
-from .fpe import _check_int, _host, _index_dtype, _number, _shared, _wide
+from ..random import Purpose
+from ._jit import compiled
+from ._values import check_values, index_dtype, wide_float
+from .base import Encoder
+from .levels import LevelCodes
 
 __all__ = ["LevelEncoder", "ThermometerEncoder"]
 
-#: models whose elements can be negated without leaving the model's space (sign flips)
-_FLIP_MODELS = ("MAP", "MAP-C", "MAP-I", "BSC")
-#: models whose elements (or blocks) can be replaced by another random vector's
-_REPLACE_MODELS = ("FHRR", "HRR", "VTB", "GHRR", "BSDC-SEG")
+#: element kinds whose elements have an "on" and an "off" value (thermometer codes)
+_ON_OFF_KINDS = ("bipolar", "bounded", "binary", "phasor", "gaussian")
 
 
 def _levels_argument(levels: Any, alias: Any, alias_name: str) -> int:
     if levels is not None and alias is not None:
         raise TypeError(f"give levels or {alias_name} (its HoloVec name), not both")
     value = levels if levels is not None else alias
-    return 100 if value is None else _check_int(value, "levels", 2)
+    return 100 if value is None else check_int(value, "levels", 2)
 
 
 def _level_index(xp: Any, low: float, step: float, levels: int, x: Any) -> Any:
@@ -57,12 +58,10 @@ class _LevelTable(Encoder):
         self, model: VSAModel, min_val: Any, max_val: Any, levels: int, seed: int | None, clip: bool
     ) -> None:
         super().__init__(model, seed=seed)
-        self.min_val, self.max_val = _number(min_val, "min_val"), _number(max_val, "max_val")
+        self.min_val, self.max_val = check_number(min_val, "min_val"), check_number(max_val, "max_val")
         if self.min_val >= self.max_val:
             raise ValueError(f"min_val must be below max_val, got min_val={min_val!r}, max_val={max_val!r}")
-        if not isinstance(clip, bool):
-            raise TypeError(f"clip must be True or False, got {clip!r}")
-        self.levels, self.clip = levels, clip
+        self.levels, self.clip = levels, check_bool(clip, "clip")
         self.step = (self.max_val - self.min_val) / (levels - 1)
         self._table: Any = None
 
@@ -75,7 +74,7 @@ class _LevelTable(Encoder):
     def level_values(self) -> Any:
         """The value of each level (the backend's widest float), shape ``(levels,)``."""
         xp = self.xp
-        index = xp.arange(self.levels, dtype=_wide(self.backend), device=self.backend.device)
+        index = xp.arange(self.levels, dtype=wide_float(self.backend), device=self.backend.device)
         return self.min_val + index * self.step
 
     def _checked(self, values: Any, clip: bool | None) -> Any:
@@ -90,8 +89,11 @@ class _LevelTable(Encoder):
     def encode(self, values: Any, *, clip: bool | None = None) -> Any:
         """One value or an array of values -> their nearest levels' vectors, ``(..., vector_length)``."""
         key = ("levels", self.min_val, self.step, self.levels)
-        fn = _shared(
-            self.model, key, partial(_level_vectors, self.model, self.min_val, self.step, self.levels)
+        fn = compiled(
+            self.model.kernel_cache,
+            key,
+            partial(_level_vectors, self.model, self.min_val, self.step, self.levels),
+            self.backend,
         )
         return fn(self._checked(values, clip), self._table)
 
@@ -99,9 +101,9 @@ class _LevelTable(Encoder):
         """The value of the level most similar to each vector: a 0-d array for one vector, else
         shape ``(...)`` (one ``similarity_matrix`` against the table)."""
         xp, model = self.xp, self.model
-        vectors = model._check(vectors, "vectors")
+        vectors = model.check(vectors, "vectors")
         best = xp.argmax(model.similarity_matrix(vectors, self._table), axis=-1)
-        return self.min_val + xp.astype(best, _wide(self.backend)) * self.step
+        return self.min_val + xp.astype(best, wide_float(self.backend)) * self.step
 
     def __repr__(self) -> str:
         return (
@@ -150,7 +152,11 @@ class LevelEncoder(_LevelTable):
     [0.0, 0.1, 0.5, 1.0]
     """
 
-    supported_models = _FLIP_MODELS + _REPLACE_MODELS
+    requires = "atoms that two vectors can exchange (model.atoms_exchangeable)"
+
+    @classmethod
+    def supports(cls, model: Any) -> bool:
+        return model.atoms_exchangeable
 
     def __init__(
         self,
@@ -165,57 +171,15 @@ class LevelEncoder(_LevelTable):
     ) -> None:
         levels = _levels_argument(levels, n_levels, "n_levels")
         super().__init__(model, min_val, max_val, levels, seed, clip)
-        self.scheme = self._scheme()
-        self._table = self._make_table()
-
-    def _scheme(self) -> tuple[str, str, int]:
-        """(how an element changes, where, elements per unit): ("flip"|"replace",
-        "elements"|"spectrum", unit size)."""
-        model = self.model
-        if model.name in _FLIP_MODELS:
-            return "flip", "elements", 1
-        if model.name == "HRR" and getattr(model, "unitary", False):
-            return "replace", "spectrum", 1
-        if model.name == "GHRR":
-            return "replace", "elements", model.m * model.m
-        if model.name == "BSDC-SEG":
-            return "replace", "elements", model.segment_length
-        return "replace", "elements", 1
-
-    def _make_table(self) -> Any:
-        xp, model, backend = self.xp, self.model, self.backend
-        how, where, unit = self.scheme
-        n_units = (model.dim // 2 + 1) if where == "spectrum" else model.dim // unit
-        changes = n_units // 2 if how == "flip" else n_units
-        steps = self.levels - 1
-        if changes < steps:
-            raise ValueError(
-                f"{self.levels} levels need at least {steps} elements to change from level to level, "
-                f"but a {model.name} vector of dim {model.dim} has {changes} to change; use fewer "
-                "levels or a larger dim"
-            )
-        # level i has changed the units of rank < counts[i] in one random order
-        counts = np.floor(np.arange(self.levels) * changes / steps + 0.5).astype(np.int64)
-        words = random_words(_host(), self.seed, 1, n_units, purpose=Purpose.SCALAR_LEVEL_ORDER)[0]
-        rank = np.empty(n_units, dtype=np.int64)
-        rank[np.argsort(words, kind="stable")] = np.arange(n_units)
-        index = _index_dtype(backend)
-        changed = backend.asarray(rank, dtype=index)[None, :] < backend.asarray(counts, dtype=index)[:, None]
-        ends = model._random(2, self.seed, 0, Purpose.SCALAR_LEVELS)
-        if model.name == "BSC":
-            bits = model.unpack(ends[:1]) if model.packed else ends[:1]
-            table = bits ^ xp.astype(changed, bits.dtype)
-            return model.pack(table) if model.packed else table
-        if how == "flip":
-            return xp.where(changed, -ends[0], ends[0])
-        if where == "spectrum":
-            spectra = backend.rfft(ends)
-            return backend.irfft(xp.where(changed, spectra[1], spectra[0]), model.dim)
-        if unit > 1:
-            changed = xp.reshape(
-                xp.broadcast_to(changed[:, :, None], (self.levels, n_units, unit)), (self.levels, -1)
-            )
-        return xp.where(changed, ends[1], ends[0])
+        codes = LevelCodes(
+            model,
+            levels,
+            self.seed,
+            ends_purpose=Purpose.SCALAR_LEVELS,
+            order_purpose=Purpose.SCALAR_LEVEL_ORDER,
+            strict=True,
+        )
+        self._table = codes.vectors()
 
 
 class ThermometerEncoder(_LevelTable):
@@ -245,7 +209,11 @@ class ThermometerEncoder(_LevelTable):
     [1.0, 0.0, -1.0]
     """
 
-    supported_models = ("MAP", "MAP-C", "MAP-I", "BSC", "FHRR", "HRR", "VTB")
+    requires = "elements with an on and an off value (model.element_kind in " + repr(_ON_OFF_KINDS) + ")"
+
+    @classmethod
+    def supports(cls, model: Any) -> bool:
+        return model.element_kind in _ON_OFF_KINDS
 
     def __init__(
         self,
@@ -268,13 +236,13 @@ class ThermometerEncoder(_LevelTable):
 
     def _make_table(self) -> Any:
         xp, model, backend = self.xp, self.model, self.backend
-        index = _index_dtype(backend)
+        index = index_dtype(backend)
         on = (
             xp.arange(model.dim, dtype=index, device=backend.device)[None, :]
             < backend.asarray(self.counts, dtype=index)[:, None]
         )
-        if model.name == "BSC":
-            bits = xp.astype(on, model.dtype)
-            return model.pack(bits) if model.packed else bits
-        scale = 1 / math.sqrt(model.dim) if model.name in ("HRR", "VTB") else 1.0
-        return xp.astype(xp.where(on, scale, -scale), model.dtype)
+        kind = model.element_kind
+        if kind == "binary":  # on 1, off 0
+            return model.from_elements(xp.astype(on, model.dtype))
+        scale = 1 / math.sqrt(model.dim) if kind == "gaussian" else 1.0  # the elements' typical size
+        return model.from_elements(xp.astype(xp.where(on, scale, -scale), model.dtype))

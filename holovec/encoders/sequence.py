@@ -10,29 +10,19 @@ otherwise).
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._validation import check_int
 from ..models.base import VSAModel
-from ..random import Purpose
-from ._common import (
-    LevelCodes,
-    Sums,
-    block_rows,
-    bundle_segments,
-    check_count,
-    derived_stream,
-    draw,
-    permute_rows,
-    power_stack,
-    quantize,
-    take_rows,
-)
-from .base import Encoder, check_values
+from ..random import Purpose, fold_in
+from ._common import Sums, block_rows, bundle_segments, permute_rows, power_stack, quantize, take_rows
+from ._values import check_values
+from .base import Encoder
+from .fpe import FractionalPowerEncoder
+from .levels import LevelCodes
 from .symbols import SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols, rows_of_sequence
 
 __all__ = ["NGramEncoder", "PositionBindingEncoder", "TrajectoryEncoder"]
@@ -93,14 +83,14 @@ class PositionBindingEncoder(Encoder):
         if method not in ("permute", "bind"):
             raise ValueError(f"method must be 'permute' or 'bind', got {method!r}")
         self.method = method
-        self.max_length = None if max_length is None else check_count(max_length, "max_length")
+        self.max_length = None if max_length is None else check_int(max_length, "max_length", 1)
         self.symbols = resolve_symbols(model, symbols, self.seed)
         self._positions: Any = None
 
     def position_vectors(self, n: int) -> Any:
         """The first ``n`` position vectors of ``method="bind"``: ``(n, vector_length)``."""
         if self._positions is None or self._positions.shape[0] < n:
-            self._positions = draw(self.model, max(n, 16), self.seed, Purpose.POSITIONS)
+            self._positions = self.model.draw(max(n, 16), self.seed, Purpose.POSITIONS)
         return self._positions[:n]
 
     def _check_length(self, length: int) -> None:
@@ -163,7 +153,7 @@ class PositionBindingEncoder(Encoder):
         """
         model = self.model
         m = max_positions if max_positions is not None else (self.max_length or 10)
-        m = check_count(m, "max_positions")
+        m = check_int(m, "max_positions", 1)
         book = decode_codebook(self.symbols, candidates)
         single = vectors.ndim == 1
         batch = vectors[None, :] if single else vectors  # (n, L)
@@ -240,8 +230,8 @@ class NGramEncoder(Encoder):
         seed: int | None = None,
     ) -> None:
         super().__init__(model, seed=seed)
-        self.n = check_count(n, "n")
-        self.stride = check_count(stride, "stride")
+        self.n = check_int(n, "n", 1)
+        self.stride = check_int(stride, "stride", 1)
         if mode not in ("bundling", "chaining"):
             raise ValueError(f"mode must be 'bundling' or 'chaining', got {mode!r}")
         self.mode = mode
@@ -375,26 +365,12 @@ class NGramEncoder(Encoder):
 # -- trajectories -----------------------------------------------------------------------
 
 
-def _sub_seed(seed: int, *parts: Any) -> int:
-    data = repr((seed, *parts)).encode()
-    return int.from_bytes(hashlib.blake2b(data, digest_size=16, person=b"holovec.subseed").digest(), "little")
-
-
-def _fpe_class() -> Any:
-    """``holovec.encoders.FractionalPowerEncoder`` where it exists (imported lazily)."""
-    try:
-        module = importlib.import_module("holovec.encoders")
-    except ImportError:  # pragma: no cover
-        return None
-    return getattr(module, "FractionalPowerEncoder", None)
-
-
 class _LevelAxis:
     """Values on ``[low, high]`` as ``levels`` graded level vectors (a level encoder)."""
 
-    def __init__(self, model: VSAModel, low: float, high: float, levels: int, seed: int, stream: int) -> None:
+    def __init__(self, model: VSAModel, low: float, high: float, levels: int, seed: int) -> None:
         self.model, self.low, self.high = model, low, high
-        self.codes = LevelCodes(model, levels, seed, stream)
+        self.codes = LevelCodes(model, levels, seed)
 
     def encode(self, values: Any) -> Any:
         return self.codes.vectors(quantize(self.model, values, self.low, self.high, self.codes.levels))
@@ -445,34 +421,32 @@ class TrajectoryEncoder(Encoder):
         seed: int | None = None,
     ) -> None:
         super().__init__(model, seed=seed)
-        self.n_dimensions = check_count(n_dimensions, "n_dimensions")
+        self.n_dimensions = check_int(n_dimensions, "n_dimensions", 1)
         self.ranges = _ranges(value_range, self.n_dimensions)
         self.time_range = None if time_range is None else _ranges(time_range, 1)[0]
-        self.levels = check_count(levels, "levels", 2)
+        self.levels = check_int(levels, "levels", 2)
         self.clip = bool(clip)
         if scalar not in ("auto", "fpe", "level"):
             raise ValueError(f"scalar must be 'auto', 'fpe' or 'level', got {scalar!r}")
-        fpe = _fpe_class() if scalar in ("auto", "fpe") else None
-        if scalar == "fpe" and fpe is None:
+        if scalar == "fpe" and not FractionalPowerEncoder.supports(model):
             raise TypeError(
-                "scalar='fpe' needs holovec.encoders.FractionalPowerEncoder, which is not available"
+                "scalar='fpe' needs a model with a phasor form (model.has_phasor_form); "
+                f"{model.name} has none"
             )
         axes = [*self.ranges, *([self.time_range] if self.time_range is not None else [])]
         self.scalar_kind = "level"
         self._axes: list[Any] = []
-        if fpe is not None:
-            try:
-                self._axes = [
-                    fpe(model, low, high, bandwidth=bandwidth, seed=_sub_seed(self.seed, "fpe", k))
-                    for k, (low, high) in enumerate(axes)
-                ]
-                self.scalar_kind = "fpe"
-            except TypeError:
-                if scalar == "fpe":
-                    raise
-        if self.scalar_kind == "level":
+        if scalar != "level" and FractionalPowerEncoder.supports(model):
             self._axes = [
-                _LevelAxis(model, low, high, self.levels, self.seed, derived_stream(7, k))
+                FractionalPowerEncoder(
+                    model, low, high, bandwidth=bandwidth, seed=fold_in(self.seed, "fpe", k)
+                )
+                for k, (low, high) in enumerate(axes)
+            ]
+            self.scalar_kind = "fpe"
+        else:
+            self._axes = [
+                _LevelAxis(model, low, high, self.levels, fold_in(self.seed, "level", k))
                 for k, (low, high) in enumerate(axes)
             ]
 

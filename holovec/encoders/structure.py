@@ -68,7 +68,7 @@ class RecordEncoder(Encoder):
             for role, filler in record.items():
                 role_labels.append(role)
                 if model.backend.is_array(filler):
-                    vector_slots.append((len(filler_labels), model._check(filler, f"filler of {role!r}")))
+                    vector_slots.append((len(filler_labels), model.check(filler, f"filler of {role!r}")))
                     filler_labels.append(None)
                 else:
                     filler_labels.append(filler)

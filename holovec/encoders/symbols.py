@@ -22,7 +22,7 @@ import numpy as np
 
 from ..models.base import VSAModel
 from ..random import Purpose
-from ._common import draw, take_rows
+from ._common import take_rows
 from .base import Encoder
 
 __all__ = ["SymbolCodebook", "SymbolTable", "label_digest"]
@@ -141,7 +141,7 @@ class SymbolTable(Encoder):
         if not streams:
             model = self.model
             return model.xp.zeros((0, model.vector_length), dtype=model.dtype, device=model.device)
-        return draw(self.model, len(streams), self.seed, Purpose.SYMBOLS, streams)
+        return self.model.draw(len(streams), self.seed, Purpose.SYMBOLS, streams)
 
     def vectors(self, labels: Iterable[Any]) -> Any:
         """Vectors of many labels, shape ``(n, vector_length)``: the labels not seen before

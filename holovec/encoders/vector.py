@@ -24,12 +24,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._validation import check_int
 from ..models.base import VSAModel
 from ..random import Purpose, random_normal
-from ._common import Sums, check_count
-from .base import Encoder, check_values
+from ._common import Sums
+from ._values import check_values
+from .base import Encoder
 
 __all__ = ["RandomProjectionEncoder", "VectorEncoder"]
+
+#: element kinds that a real projection can be turned into (by sign, clip, unit length or phase)
+_KINDS = ("bipolar", "bounded", "binary", "phasor", "gaussian")
 
 
 class VectorEncoder(Encoder):
@@ -48,13 +53,17 @@ class VectorEncoder(Encoder):
     (True, True)
     """
 
-    supported_models = ("MAP", "MAP-I", "MAP-C", "BSC", "HRR", "VTB", "FHRR")
+    requires = "elements that a projection can be rounded to (model.element_kind in " + repr(_KINDS) + ")"
+
+    @classmethod
+    def supports(cls, model: Any) -> bool:
+        return model.element_kind in _KINDS
 
     def __init__(
         self, model: VSAModel, n_features: int, *, bandwidth: float = 1.0, seed: int | None = None
     ) -> None:
         super().__init__(model, seed=seed)
-        self.n_features = check_count(n_features, "n_features")
+        self.n_features = check_int(n_features, "n_features", 1)
         bandwidth = float(bandwidth)
         if not (bandwidth > 0 and bandwidth < float("inf")):
             raise ValueError(f"bandwidth must be a positive finite number, got {bandwidth}")
@@ -96,15 +105,15 @@ class VectorEncoder(Encoder):
         """One feature vector ``(f,)`` -> one hypervector; ``(n, f)`` -> ``(n, vector_length)``."""
         model, xp = self.model, self.model.xp
         z = self.project(x)
-        name = model.name
-        if name == "FHRR":
+        kind = model.element_kind
+        if kind == "phasor":  # the projection as phases
             return xp.astype(model.backend.unit_phasor(self.bandwidth * z), model.dtype)
-        if name == "MAP-C":
+        if kind == "bounded":  # unit RMS, then the model's clip to [-1, 1]
             norm = xp.sqrt(xp.sum(z * z, axis=-1, keepdims=True) / model.dim)
             return model.normalize(xp.astype(z / xp.where(norm > 0, norm, 1), model.dtype))
-        if name == "MAP-I":
+        if kind == "bipolar":  # the sign, ties broken by the model
             return model.normalize(xp.astype(z, model.dtype))
-        return self._sums.finish(xp.astype(z, self._sums.dtype))  # MAP, BSC: sign; HRR, VTB: unit length
+        return self._sums.finish(xp.astype(z, self._sums.dtype))  # bits by sign; unit length
 
 
 #: the same encoder under the name of what it does

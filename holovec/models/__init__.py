@@ -10,7 +10,7 @@ from .ghrr import GHRR
 from .hrr import HRR
 from .map import MAP
 from .map_variants import MAPC, MAPI
-from .registry import model_class, model_names, register_model
+from .registry import model_class, model_names, register_model, unregister_model
 from .vtb import VTB
 
 __all__ = [
@@ -29,4 +29,5 @@ __all__ = [
     "model_class",
     "model_names",
     "register_model",
+    "unregister_model",
 ]

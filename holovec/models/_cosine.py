@@ -66,9 +66,9 @@ class CosineSimilarity:
         return self._cosine(dots, norm_a, norm_b)
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        return self._search_scores(self._search_index(queries), self._search_index(items))
+        return self._search_scores(self.search_index(queries), self.search_index(items))
 
-    def _search_index(self, vectors: Any) -> tuple[Any, Any]:
+    def search_index(self, vectors: Any) -> tuple[Any, Any]:
         # the real operand (a view unless widened) and the norms, once per store or search
         b = self._cosine_operand(vectors)
         return b, self.xp.sqrt(self.backend.vecdot(b, b))

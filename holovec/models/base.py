@@ -8,7 +8,6 @@ bad input into a ``TypeError`` or ``ValueError`` that says what was expected.
 
 from __future__ import annotations
 
-import hashlib
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -16,8 +15,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._validation import check_int
 from ..backends import DTYPE_KINDS, Backend, dtype_name, get_backend
-from ..random import Purpose, check_seed, fresh_seed
+from ..random import Purpose, check_seed, fold_in, fresh_seed
+from .protocol import ModelProtocol
 from .registry import models_using_dtype
 
 #: the largest dim: one vector's elements must be addressable by a 32-bit index
@@ -27,22 +28,15 @@ CHUNK_BYTES = 64 * 2**20
 
 
 def check_dim(dim: Any) -> int:
-    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"dim must be a positive int, got {type(dim).__name__} {dim!r}")
-    if not 0 < dim <= MAX_DIM:
-        raise ValueError(f"dim must be a positive int of at most 2**31 - 1, got {dim}")
-    return int(dim)
+    """``dim`` as an int in ``[1, 2**31 - 1]``, or a clear error."""
+    return check_int(dim, "dim", 1, MAX_DIM)
 
 
 def _check_count(n: Any, what: str) -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{what} must be an int, got {type(n).__name__} {n!r}")
-    if n < 0:
-        raise ValueError(f"{what} must be >= 0, got {n}")
-    return int(n)
+    return check_int(n, what, 0)
 
 
-class VSAModel(ABC):
+class VSAModel(ModelProtocol, ABC):
     """Base class of the VSA models. Create models with :meth:`holovec.VSA.create`.
 
     Vectors are the backend's own arrays of shape ``(..., dim)``; every operation
@@ -82,6 +76,7 @@ class VSAModel(ABC):
         self._dtype = self._backend.dtype(self.dtype_name)
         self._seed = None if seed is None else check_seed(seed)
         self._unseeded_draws = 0
+        self._kernel_cache: dict = {}
         self._backend.register_static(type(self))
         # made now, outside any jit trace, so that traced calls can close over it
         self._tiebreak = self._random(1, self.seed_for_ties, 0, Purpose.TIEBREAK)[0]
@@ -110,6 +105,13 @@ class VSAModel(ABC):
     @property
     def device(self) -> Any:
         return self._backend.device
+
+    @property
+    def kernel_cache(self) -> dict:
+        """A cache for compiled kernels that components of this model share (encoders keep
+        their JAX programs here, keyed by what the program depends on besides the model),
+        so that they live and die with the model."""
+        return self._kernel_cache
 
     @property
     def seed(self) -> int | None:
@@ -170,16 +172,26 @@ class VSAModel(ABC):
     def __hash__(self) -> int:
         return hash(self._config_key())
 
-    def _differences(self, other: VSAModel) -> list[tuple[str, Any, Any]]:
-        """``(field, this model's value, other's value)`` where the configurations differ."""
+    def config_differences(self, other: VSAModel) -> list[tuple[str, Any, Any]]:
+        """``(field, this model's value, other's value)`` for each field of the configuration
+        (class, dim, backend, device, dtype, options, seed) where ``other`` differs; empty
+        when the models are equal. For error messages that say why two models differ."""
         mine, theirs = self._config(), other._config()
         if type(self) is not type(other) and mine["model"] == theirs["model"]:
             mine["model"], theirs["model"] = type(self).__name__, type(other).__name__
         return [(k, mine[k], theirs[k]) for k in mine if mine[k] != theirs[k]]
 
     # -- input checks -------------------------------------------------------------------
-    def _check(self, x: Any, arg: str = "x") -> Any:
-        """``x`` if it is an array of this model's backend, dtype and dimension, else a clear error."""
+    def check(self, x: Any, name: str = "x") -> Any:
+        """``x`` itself if it is an array of this model's vectors, else a clear error.
+
+        Checks the array type (this model's backend), the dtype and the last axis
+        (``vector_length``); leading batch axes may be anything. Cheap: it reads no values,
+        so it also works on arrays traced by ``jax.jit``. Raises ``TypeError`` for a wrong
+        type or dtype and ``ValueError`` for a wrong shape, naming ``name`` and what was
+        expected. Encoders and stores call it on every vector they are given.
+        """
+        arg = name
         if not isinstance(x, self._backend.array_type):
             raise TypeError(
                 f"{arg}: expected a {self._backend.array_type_name} of this {self.name} model's backend "
@@ -213,8 +225,8 @@ class VSAModel(ABC):
             and a.shape[-1] == self.vector_length
         ):
             return
-        self._check(a, names[0])
-        self._check(b, names[1])
+        self.check(a, names[0])
+        self.check(b, names[1])
         if a.shape != b.shape:
             try:
                 np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
@@ -230,7 +242,7 @@ class VSAModel(ABC):
             if len(vectors) == 0:
                 raise ValueError("cannot bundle an empty list of vectors; give at least one")
             for i, v in enumerate(vectors):  # before stacking, which would promote dtypes
-                self._check(v, f"vectors[{i}]")
+                self.check(v, f"vectors[{i}]")
             shapes = {tuple(v.shape) for v in vectors}
             if len(shapes) > 1:  # items broadcast over batch axes like every other op
                 try:
@@ -241,7 +253,7 @@ class VSAModel(ABC):
                     ) from None
                 vectors = [self.xp.broadcast_to(v, shape) for v in vectors]
             vectors = self.xp.stack(list(vectors), axis=0)
-        self._check(vectors, "vectors")
+        self.check(vectors, "vectors")
         if vectors.ndim < 2:
             raise ValueError(
                 "bundle takes a list of vectors or an array of shape "
@@ -258,7 +270,7 @@ class VSAModel(ABC):
         xp = self.xp
         out = self._backend.asarray(x)
         if out.dtype == self._dtype:
-            return self._check(out, "x")
+            return self.check(out, "x")
         lossy = ValueError(
             f"converting {_kind(out.dtype)} values to {self.name}'s {self.dtype_name} would change "
             "them (e.g. drop fractions or imaginary parts); give values the model holds"
@@ -274,7 +286,7 @@ class VSAModel(ABC):
         )
         if into_integers and not bool(xp.all(xp.astype(converted, out.dtype) == out)):
             raise lossy
-        return self._check(converted, "x")
+        return self.check(converted, "x")
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """Any array of this model's backend (vectors, similarities, decoded values) as a
@@ -298,8 +310,27 @@ class VSAModel(ABC):
         if self._seed is None:
             return fresh_seed()
         self._unseeded_draws += 1
-        digest = hashlib.blake2b(f"{self._seed}:{self._unseeded_draws}".encode(), digest_size=16)
-        return int.from_bytes(digest.digest(), "little")
+        return fold_in(self._seed, "spawn", self._unseeded_draws)
+
+    def draw(self, n: int, seed: int, purpose: int, stream: int = 0) -> Any:
+        """``n`` vectors ``(n, vector_length)`` from the generator's address (seed, stream,
+        purpose): the same on every backend, row ``i`` independent of ``n``.
+
+        For components that need vectors of their own (an encoder's positions, levels or
+        symbols): a :class:`~holovec.random.Purpose` keeps their numbers apart from
+        ``random``'s (which is purpose ``VECTORS``, stream 0 for a given seed), and
+        ``stream`` (a non-negative int below 2**64) numbers independent draws of one
+        purpose; a sequence of ``n`` streams gives row ``i`` from ``stream[i]`` (symbols
+        named by digests). ``seed`` is a non-negative int below 2**128 (derive child
+        seeds with :func:`holovec.random.fold_in`).
+        """
+        n = _check_count(n, "n")
+        seed = check_seed(seed)
+        if isinstance(stream, (bool, np.bool_)):
+            raise TypeError("stream must be a non-negative int or a sequence of them, got a bool")
+        if isinstance(stream, (int, np.integer)) and not 0 <= stream < 2**64:
+            raise ValueError(f"stream must be in [0, 2**64), got {stream}")
+        return self._random(n, seed, stream, int(purpose))
 
     def random(self, n: int | None = None, *, seed: int | None = None) -> Any:
         """Random vectors: shape ``(dim,)`` for ``n=None``, else ``(n, dim)``.
@@ -339,7 +370,7 @@ class VSAModel(ABC):
 
     def permute(self, x: Any, shift: int = 1) -> Any:
         """Cyclically shift the elements by ``shift`` (negative shifts undo positive ones)."""
-        self._check(x)
+        self.check(x)
         if isinstance(shift, (bool, np.bool_)) or not isinstance(shift, numbers.Integral):
             raise TypeError(f"shift must be an int, got {type(shift).__name__} {shift!r}")
         # modulo dim: equal shifts are one program for jit compilers
@@ -347,7 +378,7 @@ class VSAModel(ABC):
 
     def inverse(self, x: Any) -> Any:
         """The vector that undoes binding with ``x``: ``bind(bind(a, x), inverse(x)) ~ a``."""
-        return self._inverse(self._check(x))
+        return self._inverse(self.check(x))
 
     def identity(self) -> Any:
         """The vector ``e`` with ``bind(a, e) == a``."""
@@ -355,7 +386,7 @@ class VSAModel(ABC):
 
     def normalize(self, x: Any) -> Any:
         """Project vectors back onto the model's space (e.g. after arithmetic of your own)."""
-        return self._normalize(self._check(x))
+        return self._normalize(self.check(x))
 
     def similarity(self, a: Any, b: Any) -> Any:
         """Similarity in [-1, 1]: 1 for identical vectors, about 0 for unrelated ones.
@@ -370,8 +401,8 @@ class VSAModel(ABC):
     def similarity_matrix(self, queries: Any, items: Any, *, chunk_size: int | None = None) -> Any:
         """Similarity of every query (shape ``(..., dim)``) with every item (``(n, dim)``):
         shape ``(..., n)``, computed as one matrix product per chunk of items."""
-        self._check(queries, "queries")
-        self._check(items, "items")
+        self.check(queries, "queries")
+        self.check(items, "items")
         if items.ndim != 2:
             raise ValueError(
                 f"items must be a 2-d array (n, {self.vector_length}), got shape {tuple(items.shape)}"
@@ -400,26 +431,23 @@ class VSAModel(ABC):
         per_item = self._matrix_temp_bytes_per_item(n_queries)
         return n_items if per_item == 0 else max(1, self._chunk_bytes // per_item)
 
-    # -- search over a prepared index (holovec.retrieval) -----------------------------------
-    def _search_index(self, vectors: Any) -> tuple[Any, ...]:
-        """Checked 2-d vectors in the form a search compares them in: a tuple of arrays
-        whose first axis is the vectors. By default the vectors themselves; a model whose
-        similarity needs per-vector work (norms, bit packing) does it here, so that an
-        :class:`~holovec.retrieval.ItemStore` pays it once at ``fit``, not per query, and
-        a search once per batch of queries, not per chunk."""
+    # -- search over a prepared index (the protocol of holovec.retrieval) -------------------
+    def search_index(self, vectors: Any) -> tuple[Any, ...]:
+        """Vectors ``(n, vector_length)`` in the form a search compares them in.
+
+        Returns a tuple of arrays whose first axis is the ``n`` vectors (slice every member
+        alike to take a chunk of items). By default the vectors themselves; a model whose
+        similarity needs per-vector work (norms, bit packing) does it here, so that a store
+        pays it once when it is fitted, not per query, and a search once per batch of
+        queries, not per chunk. ``vectors`` must have passed :meth:`check` and be 2-d.
+        """
         return (vectors,)
 
-    def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
-        """``similarity_matrix`` of indexed queries against (a chunk of) indexed items."""
-        return self._similarity_matrix(queries[0], items[0])
-
-    def _search_temp_bytes_per_item(self, n_queries: int) -> int:
-        """Temporary bytes per indexed item that ``_search_scores`` needs besides its result."""
-        return self._matrix_temp_bytes_per_item(n_queries)
-
-    def _index_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
-        """Scores of indexed queries against indexed items, in chunks that bound the
-        temporary memory (run on all cores where the kernel itself uses one)."""
+    def search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        """Similarities ``(n_q, n)`` of indexed queries against indexed items (both made by
+        :meth:`search_index`): the values of :meth:`similarity_matrix`, computed in chunks
+        of items that bound the temporary memory (on all cores where the kernel itself
+        uses one). Pass a slice of every member of ``items`` to score a chunk of them."""
         n_queries, n_items = queries[0].shape[0], items[0].shape[0]
         per_item = self._search_temp_bytes_per_item(n_queries)
         chunk_size = n_items if per_item == 0 else max(1, self._search_chunk_bytes // per_item)
@@ -431,6 +459,14 @@ class VSAModel(ABC):
 
         mapper = self._backend.map_chunks if self._parallel_search else _map_list
         return self.xp.concat(mapper(chunk, range(0, n_items, chunk_size)), axis=-1)
+
+    def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        """``similarity_matrix`` of indexed queries against one chunk of indexed items."""
+        return self._similarity_matrix(queries[0], items[0])
+
+    def _search_temp_bytes_per_item(self, n_queries: int) -> int:
+        """Temporary bytes per indexed item that ``_search_scores`` needs besides its result."""
+        return self._matrix_temp_bytes_per_item(n_queries)
 
     # -- what each model supplies ----------------------------------------------------------
     @abstractmethod

@@ -34,6 +34,9 @@ class BSC(VSAModel):
     default_dtype = "uint8"
     allowed_dtypes = ("uint8",)
     option_names = ("packed",)
+    element_kind = "binary"
+    bundle_is_sum = True
+    bind_is_elementwise = True
     #: whether vectors are stored 8 bits per byte (``VSA.create("BSC", dim, packed=True)``)
     packed = False
 
@@ -88,10 +91,23 @@ class BSC(VSAModel):
     def _bipolar(self, x: Any) -> Any:
         return 1 - 2 * self.xp.astype(x, self._float)
 
+    # -- sums: BSC is MAP under 0 -> +1, 1 -> -1 --------------------------------------------
+    @property
+    def sum_dtype(self) -> Any:
+        return self._float
+
+    def lift(self, x: Any) -> Any:
+        return self._bipolar(self.elements(x))
+
+    def finish_sum(self, sums: Any) -> Any:
+        ties = self.elements(self._tiebreak)
+        bits = self.xp.where(sums == 0, ties, self.xp.astype(sums < 0, ties.dtype))
+        return self.from_elements(bits)
+
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         if self.backend.fast_packed_hamming:
             # pack (8x less to read), then XOR/popcount in cache-sized chunks on every core
-            return self._index_scores(self._search_index(queries), self._search_index(items))
+            return self.search_scores(self.search_index(queries), self.search_index(items))
         # +-1 products count agreements minus disagreements exactly (integers < 2**24);
         # written as 1 - 2 * hamming / dim so that every BSC path rounds alike
         dots = self._items_product(self._bipolar(queries), self._bipolar(items))
@@ -113,7 +129,7 @@ class BSC(VSAModel):
     def _as_packed(self, bits: Any) -> Any:
         return self.backend.pack_bits(bits, self._packed_length)
 
-    def _search_index(self, vectors: Any) -> tuple[Any]:
+    def search_index(self, vectors: Any) -> tuple[Any]:
         return (self._as_packed(vectors),)
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:

@@ -53,7 +53,13 @@ class PackedBSC(BSC):
 
     def unpack(self, x: Any) -> Any:
         """Packed vectors as unpacked BSC vectors (uint8 0/1, last axis ``dim``)."""
-        return self.backend.unpack_bytes(self._check(x), self.dim)
+        return self.backend.unpack_bytes(self.check(x), self.dim)
+
+    def elements(self, x: Any) -> Any:
+        return self.backend.unpack_bytes(x, self.dim)
+
+    def from_elements(self, e: Any) -> Any:
+        return self.backend.pack_bits(e, self.vector_length)
 
     def _valid_bits(self) -> Any:
         """Bytes with the bits of the ``dim`` elements set and the padding bits clear."""
@@ -93,10 +99,10 @@ class PackedBSC(BSC):
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # XOR/popcount on every backend (the bits are packed already), in BSC's search chunks
-        return self._index_scores((queries,), (items,))
+        return self.search_scores((queries,), (items,))
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
-        return 0  # _index_scores bounds its own chunks
+        return 0  # search_scores bounds its own chunks
 
     def _as_packed(self, bits: Any) -> Any:
         return bits  # stored packed already

@@ -34,6 +34,7 @@ class SparseBinaryModel(VSAModel):
 
     default_dtype = "uint8"
     allowed_dtypes = ("uint8",)
+    element_kind = "sparse"
     #: pure array functions (no look at the data, static shapes) that run compiled on JAX:
     #: JAX compiles every op of an eager call for each new shape, and these functions are
     #: several ops each, so one compiled function per shape is 3-5 times faster to start
@@ -195,6 +196,8 @@ class BSDC(SparseBinaryModel):
     is_self_inverse = False
     is_commutative = False
     is_exact_inverse = True
+    #: a mix of two vectors would not keep the fixed number of ones
+    atoms_exchangeable = False
     option_names: ClassVar[tuple[str, ...]] = ("density", "binding", "thinning")
     _jax_compiled = (
         *SparseBinaryModel._jax_compiled,
@@ -273,7 +276,7 @@ class BSDC(SparseBinaryModel):
         The result is a subset of ``x``; vectors with at most ``n_active`` ones come back
         unchanged. See the class docstring for the procedure.
         """
-        return self._thin(self._check(x))
+        return self._thin(self.check(x))
 
     def _thin(self, z: Any) -> Any:
         xp, dim, m, kmax = self.xp, self.dim, self._n_active, self._cdt_kmax

@@ -128,6 +128,10 @@ class BSDCSEG(SparseBinaryModel):
         """``1 / segment_length``: the fraction of active elements of a one-hot vector."""
         return 1 / self._length
 
+    @property
+    def atom_size(self) -> int:
+        return self._length  # a whole segment: mixes of one-hot segments stay one-hot
+
     # -- the compact form -------------------------------------------------------------------
     def _blocks(self, x: Any) -> Any:
         return self.xp.reshape(x, (*x.shape[:-1], self._segments, self._length))
@@ -158,7 +162,7 @@ class BSDCSEG(SparseBinaryModel):
         element (skipped under jit tracing, where values cannot be read); with
         ``strict=False`` a segment gives its first active element, or 0 if it has none.
         """
-        self._check(x)
+        self.check(x)
         if strict and not self._is_one_hot(x) and self._concrete(x):
             counts = self.backend.to_numpy(self.xp.sum(self._blocks(x), axis=-1, dtype=self._int))
             bad = np.argwhere(counts != 1)[0]

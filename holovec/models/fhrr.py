@@ -32,10 +32,25 @@ class FHRR(VSAModel):
     is_exact_inverse = True
     default_dtype = "complex64"
     allowed_dtypes = ("complex64", "complex128")
+    element_kind = "phasor"
+    bundle_is_sum = True
+    bind_is_elementwise = True
+    has_phasor_form = True
 
     @property
     def real_dtype(self) -> Any:
         return self.backend.dtype("float64" if self.dtype_name == "complex128" else "float32")
+
+    # -- the phasor form: one phase per element -------------------------------------------
+    @property
+    def phase_count(self) -> int:
+        return self.dim
+
+    def from_phases(self, phases: Any) -> Any:
+        return self.backend.unit_phasor(phases)
+
+    def to_phasors(self, x: Any) -> Any:
+        return x
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         phases = random_phases(

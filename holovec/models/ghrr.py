@@ -65,6 +65,8 @@ class GHRR(CosineSimilarity, VSAModel):
     default_dtype = "complex64"
     allowed_dtypes = ("complex64", "complex128")
     option_names = ("m",)
+    element_kind = "unitary-blocks"
+    bundle_is_sum = True
 
     def __init__(self, dim: int, backend: Any = None, *, m: int = 2, **kwargs: Any) -> None:
         if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)):
@@ -89,6 +91,10 @@ class GHRR(CosineSimilarity, VSAModel):
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + f", m={self.m})"
+
+    @property
+    def atom_size(self) -> int:
+        return self.m * self.m  # a whole block: mixes of unitary blocks stay unitary
 
     @property
     def real_dtype(self) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..random import random_normal, random_phases
 from ._cosine import CosineSimilarity, unit_norm
 from .base import VSAModel
@@ -58,6 +60,9 @@ class HRR(CosineSimilarity, VSAModel):
     default_dtype = "float32"
     allowed_dtypes = ("float32", "float64")
     option_names = ("unitary",)
+    element_kind = "gaussian"
+    bundle_is_sum = True
+    has_phasor_form = True
 
     def __init__(self, dim: int, backend: Any = None, *, unitary: bool = False, **kwargs: Any) -> None:
         if not isinstance(unitary, bool):
@@ -70,6 +75,39 @@ class HRR(CosineSimilarity, VSAModel):
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + (", unitary=True)" if self.unitary else ")")
+
+    # -- the phasor form: a phase per non-negative frequency ----------------------------
+    @property
+    def phase_count(self) -> int:
+        return self.dim // 2 + 1
+
+    def fixed_phases(self) -> np.ndarray:
+        # a real vector's spectrum is conjugate symmetric: the zero frequency (and, for even
+        # dim, the Nyquist frequency) is real, so its phase stays 0
+        mask = np.zeros(self.phase_count, dtype=bool)
+        mask[0] = True
+        mask[-1] |= self.dim % 2 == 0
+        return mask
+
+    def phase_weights(self) -> np.ndarray:
+        return np.where(self.fixed_phases(), 1.0, 2.0)
+
+    def from_phases(self, phases: Any) -> Any:
+        return self.backend.irfft(self.backend.unit_phasor(phases), self.dim)
+
+    def to_phasors(self, x: Any) -> Any:
+        return self.backend.rfft(x)
+
+    # -- atoms: unitary vectors exchange Fourier coefficients, so that mixes stay unitary --
+    def atoms(self, x: Any) -> Any:
+        if not self.unitary:
+            return super().atoms(x)
+        return self.backend.rfft(x)[..., None]
+
+    def from_atoms(self, a: Any) -> Any:
+        if not self.unitary:
+            return super().from_atoms(a)
+        return self.backend.irfft(a[..., 0], self.dim)
 
     # -- the algebra ------------------------------------------------------------------
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:

@@ -33,6 +33,9 @@ class MAP(VSAModel):
     is_exact_inverse = True
     default_dtype = "float32"
     allowed_dtypes = ("float16", "bfloat16", "float32", "float64")
+    element_kind = "bipolar"
+    bundle_is_sum = True
+    bind_is_elementwise = True
 
     @property
     def _accumulate_dtype(self) -> Any:

@@ -39,6 +39,7 @@ class MAPC(CosineSimilarity, MAP):
     is_self_inverse = True
     is_commutative = True
     is_exact_inverse = False
+    element_kind = "bounded"
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         # drawn in float32 (or float64): 24-bit uniforms are exact there, not in 16 bits

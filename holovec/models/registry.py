@@ -20,6 +20,13 @@ def register_model(cls: M) -> M:
     return cls
 
 
+def unregister_model(name: str) -> None:
+    """Remove the model registered under ``name`` (for tests and plugins that replace one)."""
+    if not isinstance(name, str) or name.upper() not in _MODELS:
+        raise ValueError(f"no model named {name!r} is registered")
+    del _MODELS[name.upper()]
+
+
 def model_class(name: str) -> type[VSAModel]:
     """The model class registered under ``name`` (any case; e.g. ``"FHRR"``, ``"MAP-C"``)."""
     if not isinstance(name, str):

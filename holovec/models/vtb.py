@@ -51,6 +51,8 @@ class VTB(CosineSimilarity, VSAModel):
     is_exact_inverse = False
     default_dtype = "float32"
     allowed_dtypes = ("float32", "float64")
+    element_kind = "gaussian"
+    bundle_is_sum = True
 
     def __init__(self, dim: int, backend: Any = None, **kwargs: Any) -> None:
         dim = check_dim(dim)

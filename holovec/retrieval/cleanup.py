@@ -18,7 +18,7 @@ def _items(model: VSAModel, codebook: Any) -> Any:
         if len(codebook) == 0:
             raise ValueError("cannot clean up against an empty codebook")
         return codebook.vectors
-    return model._check(codebook, "codebook")
+    return model.check(codebook, "codebook")
 
 
 def cleanup(
@@ -47,7 +47,7 @@ def cleanup(
     True
     """
     items = _items(model, codebook)
-    model._check(noisy, "noisy")
+    model.check(noisy, "noisy")
     xp = model.xp
     if not soft:
         _, idx = search(model, noisy, items, 1, chunk_size=chunk_size)
@@ -69,8 +69,8 @@ def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, c
     xp, backend = model.xp, model.backend
     kind = DTYPE_KINDS[model.dtype_name]
     unpacked = hasattr(model, "unpack") and hasattr(model, "pack")
-    queries = model._search_index(xp.reshape(noisy, (-1, model.vector_length)))
-    index = model._search_index(items)
+    queries = model.search_index(xp.reshape(noisy, (-1, model.vector_length)))
+    index = model.search_index(items)
     n_q, n_items = queries[0].shape[0], items.shape[0]
     real = backend.dtype("float64" if model.dtype_name in ("float64", "complex128") else "float32")
     if chunk_size is None:
@@ -79,7 +79,7 @@ def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, c
     top = total = mixed = None
     for start in range(0, n_items, chunk_size):
         stop = min(start + chunk_size, n_items)
-        logits = xp.astype(model._index_scores(queries, tuple(a[start:stop] for a in index)), real)
+        logits = xp.astype(model.search_scores(queries, tuple(a[start:stop] for a in index)), real)
         logits = logits / temperature
         chunk_top = xp.max(logits, axis=-1)
         new_top = chunk_top if top is None else xp.maximum(top, chunk_top)

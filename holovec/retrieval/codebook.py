@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from os import PathLike
 from typing import Any
 
@@ -122,7 +122,7 @@ def _model_vectors(model: VSAModel, x: Any, arg: str) -> Any:
                 f"model.asarray({arg}) (it refuses conversions that change values)"
             )
         if native:
-            return model._check(x, arg)
+            return model.check(x, arg)
         if x.ndim == 0 or x.shape[-1] != model.vector_length:
             raise ValueError(
                 f"{arg}: expected vectors of shape (..., {model.vector_length}) for this {model.name} "
@@ -138,9 +138,12 @@ def _model_vectors(model: VSAModel, x: Any, arg: str) -> Any:
 
 def _check_same_model(model: VSAModel, book: Codebook, what: str, whose: str) -> None:
     """``ValueError`` unless ``book`` holds vectors of a model equal to ``model`` (same class,
-    dim, backend and device, dtype, options and seed; not necessarily the same object)."""
+    dim, backend and device, dtype, options and seed; not necessarily the same object).
+    A codebook made from a dict without a model takes ``model`` here, once."""
+    if book.model is None:
+        book._take_model(model)
     if book.model != model:
-        diff = "; ".join(f"its {k} is {b!r}, {whose} has {m!r}" for k, b, m in book.model._differences(model))
+        diff = "; ".join(f"its {k} is {b!r}, {whose} has {m!r}" for k, b, m in book.model.config_differences(model))
         raise ValueError(
             f"{what} belongs to another model: {diff}; use a codebook of an equal model (same class, "
             "dim, backend and device, dtype, options and seed), e.g. Codebook.load(path, model)"
@@ -190,6 +193,13 @@ class Codebook:
         unchanged). Nothing else is converted: other dtypes raise ``TypeError`` (convert on
         purpose with ``model.asarray``). Without ``labels`` the labels are ``0 .. n-1``.
 
+    A dict ``{label: vector}`` may stand for ``labels`` and ``vectors``:
+    ``Codebook(model, {"red": red, "apple": apple})``. HoloVec 1.x's form
+    ``Codebook({"red": red, ...}, backend=model.backend)`` works too: without a model, the
+    codebook holds vectors of that backend (default: the default backend), all of one
+    shape and dtype, and takes the model of the first store (``ItemStore(model).fit``,
+    ``AssocStore``, ``cleanup``) that uses it; saving needs that model.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -202,12 +212,35 @@ class Codebook:
     1.0
     """
 
-    def __init__(self, model: VSAModel, labels: Iterable[Any] | None = None, vectors: Any = None) -> None:
-        if not isinstance(model, VSAModel):
-            raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
-        self.model = model
+    def __init__(
+        self,
+        model: VSAModel | Mapping[Any, Any],
+        labels: Iterable[Any] | Mapping[Any, Any] | None = None,
+        vectors: Any = None,
+        *,
+        backend: Any = None,
+    ) -> None:
         self.seed: int | None = None
         self.namespace = ""
+        if isinstance(model, Mapping):  # HoloVec 1.x: Codebook({label: vector}, backend=...)
+            if labels is not None or vectors is not None:
+                raise TypeError("Codebook(items, backend=...) takes a dict label -> vector and nothing else")
+            self._init_without_model(model, backend)
+            return
+        if not isinstance(model, VSAModel):
+            raise TypeError(
+                f"model must be a VSA model (or, HoloVec-style, a dict label -> vector), got {type(model).__name__}"
+            )
+        if backend is not None:
+            raise TypeError(
+                "backend= goes with a dict and no model, Codebook(items, backend=...); "
+                "a codebook of a model uses the model's backend"
+            )
+        self.model: VSAModel | None = model
+        if isinstance(labels, Mapping):  # Codebook(model, {label: vector})
+            if vectors is not None:
+                raise TypeError("give a dict label -> vector, or labels and vectors, not both")
+            labels, vectors = self._stack_items(labels, lambda v, arg: _model_vectors(model, v, arg), model.xp)
         labels = None if labels is None else list(labels)
         if vectors is None:
             if labels is None:
@@ -232,6 +265,72 @@ class Codebook:
         self._labels: list[Any] = labels
         self._vectors = vectors
         self._rows = self._index(labels)
+
+    @staticmethod
+    def _stack_items(items: Mapping[Any, Any], check: Any, xp: Any) -> tuple[list[Any], Any]:
+        """The labels and the stacked vectors of a dict ``{label: vector}``, each vector
+        checked by ``check(vector, name)`` and one-dimensional."""
+        labels, rows = list(items), []
+        for label in labels:
+            row = check(items[label], f"the vector of {label!r}")
+            if row.ndim != 1:
+                raise ValueError(f"the vector of {label!r} must be one vector (1-d), got shape {tuple(row.shape)}")
+            rows.append(row)
+        if not rows:
+            raise ValueError("the dict of vectors is empty")
+        return labels, xp.stack(rows, axis=0)
+
+    def _init_without_model(self, items: Mapping[Any, Any], backend: Any) -> None:
+        from ..backends import get_backend
+
+        be = get_backend(backend)
+        if not items:
+            raise ValueError(
+                "an empty dict says nothing about the vectors to hold; give the model instead: Codebook(model)"
+            )
+
+        def check(v: Any, arg: str) -> Any:
+            if isinstance(v, np.ndarray) and not be.is_array(v):
+                v = be.from_numpy(v)
+            if not be.is_array(v):
+                raise TypeError(
+                    f"{arg}: expected a {be.array_type_name} of the backend {be.name!r} (or a NumPy array), "
+                    f"got {type(v).__module__}.{type(v).__name__}"
+                )
+            return v
+
+        rows = {label: check(v, f"the vector of {label!r}") for label, v in items.items()}
+        labels = list(rows)
+        first = rows[labels[0]]
+        for label in labels[1:]:  # one shape and dtype: say which item differs before stacking
+            v = rows[label]
+            if tuple(v.shape) != tuple(first.shape) or _dtype_of(v) != _dtype_of(first):
+                raise ValueError(
+                    f"the vector of {label!r} has shape {tuple(v.shape)} and dtype {_dtype_of(v)}, the vector "
+                    f"of {labels[0]!r} {tuple(first.shape)} and {_dtype_of(first)}; give vectors of one model"
+                )
+        labels, vectors = self._stack_items(rows, lambda v, arg: v, be.xp)
+        self.model = None
+        self._backend = be
+        self._labels, self._vectors, self._rows = labels, vectors, self._index(labels)
+
+    def _take_model(self, model: VSAModel) -> None:
+        """Make a codebook created from a dict without a model one of ``model``: its vectors
+        must be vectors of ``model`` (type, dtype and shape; nothing is converted)."""
+        vectors = _model_vectors(model, self._vectors, "the codebook's vectors")
+        self.model, self._vectors = model, vectors
+
+    def _needs_model(self, what: str) -> VSAModel:
+        if self.model is None:
+            raise ValueError(
+                f"{what} needs the codebook's model, and this one was made from a dict without one: "
+                "create it as Codebook(model, items), or let a store give it its model first "
+                "(ItemStore(model).fit(codebook))"
+            )
+        return self.model
+
+    def _xp(self) -> Any:
+        return self._backend.xp if self.model is None else self.model.xp
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -295,6 +394,10 @@ class Codebook:
     def __getitem__(self, label: Any) -> Any:
         return self._vectors[self.index(label)]
 
+    def __iter__(self) -> Iterator[Any]:
+        """The labels, in row order (as a dict iterates over its keys)."""
+        return iter(list(self._labels))
+
     def __repr__(self) -> str:
         return f"Codebook({len(self)} labels, model={self.model!r})"
 
@@ -309,6 +412,20 @@ class Codebook:
             if self.seed is None:
                 raise ValueError("give a vector: this codebook has no seed to draw symbols from")
             row = self._symbols([label], self.seed, self.namespace)
+        elif self.model is None:  # made from a dict without a model: a vector like its rows
+            vector = self._backend.from_numpy(vector) if isinstance(vector, np.ndarray) else vector
+            if not self._backend.is_array(vector) or _dtype_of(vector) != _dtype_of(self._vectors):
+                raise TypeError(
+                    f"vector: expected a {self._backend.array_type_name} of dtype {_dtype_of(self._vectors)} "
+                    f"like the codebook's vectors, got {type(vector).__name__}"
+                    + (f" of dtype {_dtype_of(vector)}" if hasattr(vector, "dtype") else "")
+                )
+            if tuple(vector.shape) != tuple(self._vectors.shape[1:]):
+                raise ValueError(
+                    f"add takes one vector of shape {tuple(self._vectors.shape[1:])} like the codebook's, "
+                    f"got {tuple(vector.shape)}"
+                )
+            row = vector[None, :]
         else:
             vector = _model_vectors(self.model, vector, "vector")
             if vector.ndim != 1:
@@ -317,21 +434,36 @@ class Codebook:
                 )
             row = vector[None, :]
             self.seed = None  # no longer rebuildable from (model, seed, labels)
-        self._vectors = self.model.xp.concat([self._vectors, row], axis=0)
+        self._vectors = self._xp().concat([self._vectors, row], axis=0)
         self._rows[key] = len(self._labels)
         self._labels.append(label)
 
     def remove(self, label: Any) -> None:
         """Remove ``label`` and its vector (``KeyError`` if absent)."""
         i = self.index(label)
-        xp = self.model.xp
+        xp = self._xp()
         self._vectors = xp.concat([self._vectors[:i], self._vectors[i + 1 :]], axis=0)
         del self._labels[i]
         self._rows = self._index(self._labels)
 
+    def update(self, items: Mapping[Any, Any]) -> None:
+        """Add every ``label: vector`` of the dict ``items`` (all or, on an error, none).
+        ``extend`` is the same (HoloVec 1.x's name)."""
+        if not isinstance(items, Mapping):
+            raise TypeError(f"items must be a dict label -> vector, got {type(items).__name__}")
+        before = (list(self._labels), self._vectors, dict(self._rows), self.seed)
+        try:
+            for label, vector in items.items():
+                self.add(label, vector)
+        except BaseException:
+            self._labels, self._vectors, self._rows, self.seed = before
+            raise
+
+    extend = update
+
     # -- storage -----------------------------------------------------------------------
     def metadata(self, host_vectors: np.ndarray | None = None) -> dict[str, Any]:
-        m = self.model
+        m = self._needs_model("metadata()")
         if host_vectors is None:
             host_vectors = m.backend.to_numpy(self._vectors)
         labels_json = _encode_labels(self._labels)
@@ -355,9 +487,10 @@ class Codebook:
 
     def save(self, path: str | PathLike) -> None:
         """Write the codebook to ``path`` (``.npz``, no pickle; NumPy adds the suffix if missing)."""
-        host = np.ascontiguousarray(self.model.backend.to_numpy(self._vectors))
+        m = self._needs_model("save()")
+        host = np.ascontiguousarray(m.backend.to_numpy(self._vectors))
         if host.dtype.kind not in "biufc":
-            raise TypeError(f"cannot save {self.model.dtype_name} vectors; NumPy has no such dtype")
+            raise TypeError(f"cannot save {m.dtype_name} vectors; NumPy has no such dtype")
         meta = json.dumps(self.metadata(host))
         np.savez(path, vectors=host, metadata=np.array(meta))
 

@@ -111,12 +111,14 @@ class Resonator:
         self.model = model
         self.xp = model.xp
         kind = DTYPE_KINDS.get(dtype_name(model.dtype), "other")
-        self._bits = model.name == "BSC" and not getattr(model, "packed", False)
-        if kind not in ("float", "complex") and not self._bits:
+        # models whose vectors are not numbers to superpose (bits) are searched through
+        # their sums form: lifted to +-1, projected back by the model's own finish
+        self._lifted = kind not in ("float", "complex")
+        if self._lifted and not model.bundle_is_sum:
             raise TypeError(
-                f"Resonator needs a model with real or complex float vectors, or unpacked BSC; "
-                f"{model.name} vectors are {model.dtype_name}"
-                + (" (packed)" if getattr(model, "packed", False) else "")
+                f"Resonator needs a model with real or complex float vectors, or one whose bundle is "
+                f"a sum (model.bundle_is_sum); {model.name} vectors are {model.dtype_name} and its "
+                "bundle is not a sum"
             )
         if not model.is_commutative:
             raise TypeError(
@@ -137,7 +139,7 @@ class Resonator:
             raise ValueError(f"a resonator needs at least 2 codebooks (factors), got {len(codebooks)}")
         books = []
         for f, book in enumerate(codebooks):
-            model._check(book, f"codebooks[{f}]")
+            model.check(book, f"codebooks[{f}]")
             if book.ndim != 2:
                 raise ValueError(
                     f"codebooks[{f}] must be 2-d (n_items, {model.vector_length}), "
@@ -166,8 +168,8 @@ class Resonator:
 
     # -- helpers -------------------------------------------------------------------------
     def _view(self, book: Any) -> Any:
-        if self._bits:
-            return 1 - 2 * self.xp.astype(book, self.model.backend.dtype("float32"))
+        if self._lifted:
+            return self.model.lift(book)
         return book
 
     def _is_bipolar(self, view: Any) -> bool:
@@ -204,8 +206,8 @@ class Resonator:
         superposed = xp.astype(coefficients, view.dtype) @ view
         if superposed.dtype != self._views[f].dtype:  # back from float64: the signs are exact
             superposed = xp.astype(superposed, self._views[f].dtype)
-        if self._bits:  # the sign in the bipolar view, back to bits (-1 -> 1)
-            return xp.astype(superposed < 0, self.model.dtype)
+        if self._lifted:  # the sign in the lifted view, back to the model (bits: -1 -> 1)
+            return self.model.finish_sum(superposed)
         return self.model.normalize(superposed)
 
     def _bind_all(self, vectors: Sequence[Any]) -> Any:
@@ -218,7 +220,7 @@ class Resonator:
     def factor(self, products: Any) -> ResonatorResult:
         """Factor one product (shape ``(dim,)``) or a batch (``(n_products, dim)``)."""
         model, xp = self.model, self.xp
-        model._check(products, "products")
+        model.check(products, "products")
         if products.ndim > 2:
             raise ValueError(
                 f"products must have shape (dim,) or (n_products, dim), got {tuple(products.shape)}"

@@ -1,6 +1,6 @@
 """ItemStore: top-k search of many queries against a codebook, chunked over items.
 
-A store keeps its codebook in the model's search form (``model._search_index``: the
+A store keeps its codebook in the model's search form (``model.search_index``: the
 item norms for cosine models, the items bit-packed for BSC), made once at the first
 search. Each chunk of items is then one matrix product (or XOR/popcount on packed bits),
 and a running top-k per query is merged chunk by chunk, so memory stays
@@ -11,6 +11,7 @@ lowest index first.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -38,20 +39,20 @@ def search(
     """The ``k`` most similar items of each query: ``(similarities, indices)``, backend
     arrays of shape ``(..., min(k, n_items))``, best first (ties: lowest index first)."""
     k = _check_k(k)
-    model._check(items, "items")
+    model.check(items, "items")
     if items.ndim != 2:
         raise ValueError(f"items must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}")
-    return _search_index(model, queries, model._search_index(items), k, chunk_size)
+    return _search_index(model, queries, model.search_index(items), k, chunk_size)
 
 
 def _search_index(
     model: VSAModel, queries: Any, index: tuple[Any, ...], k: int, chunk_size: int | None
 ) -> tuple[Any, Any]:
-    """:func:`search` against items already in the model's search form (``model._search_index``)."""
-    model._check(queries, "queries")
+    """:func:`search` against items already in the model's search form (``model.search_index``)."""
+    model.check(queries, "queries")
     xp, backend = model.xp, model.backend
     batch = tuple(queries.shape[:-1])
-    q = model._search_index(xp.reshape(queries, (-1, model.vector_length)))
+    q = model.search_index(xp.reshape(queries, (-1, model.vector_length)))
     n_q, n_items = q[0].shape[0], index[0].shape[0]
     if n_items == 0:
         raise ValueError("cannot search an empty set of items")
@@ -62,7 +63,7 @@ def _search_index(
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
     best_s = best_i = None
     for start in range(0, n_items, chunk_size):
-        scores = model._index_scores(q, tuple(a[start : start + chunk_size] for a in index))
+        scores = model.search_scores(q, tuple(a[start : start + chunk_size] for a in index))
         s, i = backend.top_k(scores, k)
         i = i + start
         if best_s is not None:
@@ -101,8 +102,13 @@ class ItemStore:
     def fit(self, codebook: Codebook | Any, labels: Any = None) -> ItemStore:
         """Search ``codebook``: a :class:`Codebook` of this model (or of an equal one, e.g.
         loaded from a file), or vectors of this model ``(n, vector_length)`` with optional
-        labels (default ``0 .. n-1``), as :class:`Codebook` takes them."""
-        if not isinstance(codebook, Codebook):
+        labels (default ``0 .. n-1``), as :class:`Codebook` takes them, or a dict
+        ``{label: vector}`` (as HoloVec 1.x's ``fit`` takes it)."""
+        if isinstance(codebook, Mapping):
+            if labels is not None:
+                raise ValueError("labels are for an array of vectors; a dict has its own labels")
+            codebook = Codebook(self.model, codebook)
+        elif not isinstance(codebook, Codebook):
             codebook = Codebook(self.model, labels, _model_vectors(self.model, codebook, "codebook"))
         else:
             if labels is not None:
@@ -123,7 +129,7 @@ class ItemStore:
         """The codebook in the model's search form (norms, packed bits), made once and made
         again after ``add`` or ``remove`` (which replace the codebook's array)."""
         if self._index_of is not book.vectors:
-            self._index_cache = self.model._search_index(book.vectors)
+            self._index_cache = self.model.search_index(book.vectors)
             self._index_of = book.vectors
         return self._index_cache
 
@@ -143,7 +149,7 @@ class ItemStore:
         (pairs below ``threshold`` left out). One vector gives one list; a batch
         ``(n, vector_length)`` a list of lists."""
         book = self._book()
-        self.model._check(vectors, "vectors")
+        self.model.check(vectors, "vectors")
         sims, idx = self.search(vectors, k)
         single = sims.ndim == 1
         sims, idx = sims.reshape(-1, sims.shape[-1]), idx.reshape(-1, idx.shape[-1])

@@ -1,0 +1,176 @@
+"""The model protocol: what a model declares about its algebra, for other packages.
+
+Encoders, retrieval and learners serve every model, including one a user registers, by
+asking the model what it can do, never by its name. A model states its capabilities as
+class attributes (or properties, where they depend on an option) and offers the hooks
+below; :class:`~holovec.models.VSAModel` inherits this class, so every model has them
+with defaults, and a new model overrides only what differs.
+
+Capabilities
+------------
+``element_kind``
+    What one element of a vector is. Encoders pick their construction by it:
+
+    - ``"bipolar"``: +1 or -1 (MAP; MAP-I vectors, whose bundles hold integers),
+    - ``"bounded"``: a real number in [-1, 1] (MAP-C),
+    - ``"binary"``: a bit 0 or 1 (BSC; stored packed where ``packed`` is True),
+    - ``"phasor"``: a complex number of modulus 1 (FHRR),
+    - ``"gaussian"``: a real number of variance ``1/dim`` (HRR, VTB),
+    - ``"unitary-blocks"``: elements of unitary complex blocks (GHRR),
+    - ``"sparse"``: a bit of a sparse code (BSDC, BSDC-SEG).
+``bundle_is_sum``
+    The bundle is a function of a sum: ``bundle(items) == finish_sum(sum(lift(items)))``
+    for every batch of items. Weighted bundles, ragged batches and bundles computed as
+    matrix products go through :meth:`lift` and :meth:`finish_sum`.
+``bind_is_elementwise``
+    ``lift(bind(a, b)) == lift(a) * lift(b)`` elementwise, so images and n-grams factor
+    into matrix products.
+``packed``
+    Vectors are stored several elements per array element (bit-packed BSC):
+    :meth:`elements` and :meth:`from_elements` convert to and from one element per slot.
+``atom_size``, ``atoms_exchangeable``
+    Units of :meth:`atoms` that can be taken from different vectors to give a vector of
+    the model (a GHRR block, a BSDC-SEG segment, one element otherwise), and whether that
+    is possible at all (not for BSDC, whose vectors have a fixed number of ones).
+``has_phasor_form``
+    Vectors are ``from_phases(phases)`` for real phases (FHRR elementwise, HRR in the
+    Fourier domain), and binding adds phases: fractional power encoders need this.
+
+Hooks
+-----
+``check``, ``draw``, ``search_index``, ``search_scores`` and ``config_differences`` are
+defined on :class:`~holovec.models.VSAModel`; the conversion hooks are here. Every hook
+takes arrays of the model's backend that have passed :meth:`check` (vectors) and
+broadcasts over leading batch axes unless its docstring says otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+#: the values of ``element_kind``, with the models of this package that have each
+ELEMENT_KINDS = {
+    "bipolar": "+1 or -1 (MAP, MAP-I)",
+    "bounded": "a real number in [-1, 1] (MAP-C)",
+    "binary": "a bit 0 or 1 (BSC)",
+    "phasor": "a complex number of modulus 1 (FHRR)",
+    "gaussian": "a real number of variance 1/dim (HRR, VTB)",
+    "unitary-blocks": "an element of a unitary complex block (GHRR)",
+    "sparse": "a bit of a sparse code (BSDC, BSDC-SEG)",
+}
+
+
+class ModelProtocol:
+    """Capabilities and conversion hooks that every model has (see the module docstring)."""
+
+    # provided by VSAModel
+    name: ClassVar[str]
+    xp: Any
+    backend: Any
+    dim: int
+    dtype: Any
+    dtype_name: str
+
+    element_kind: ClassVar[str]
+    bundle_is_sum: ClassVar[bool] = False
+    bind_is_elementwise: ClassVar[bool] = False
+    packed: ClassVar[bool] = False
+    atoms_exchangeable: ClassVar[bool] = True
+    has_phasor_form: ClassVar[bool] = False
+
+    # -- elements -------------------------------------------------------------------------
+    def elements(self, x: Any) -> Any:
+        """Vectors ``(..., vector_length)`` as one element per slot, ``(..., dim)``: the
+        vectors themselves unless the model stores them packed."""
+        return x
+
+    def from_elements(self, e: Any) -> Any:
+        """The inverse of :meth:`elements`: ``(..., dim)`` elements as stored vectors."""
+        return e
+
+    # -- atoms: units that two vectors can exchange -----------------------------------------
+    @property
+    def atom_size(self) -> int:
+        """Elements that must stay together for a mix of two vectors to be a vector of the
+        model (1 unless the model has blocks or segments)."""
+        return 1
+
+    def atoms(self, x: Any) -> Any:
+        """Vectors as ``(..., n_atoms, atom_size)``: a form in which taking each atom from one
+        of several vectors gives a vector of the model (graded level codes are made so).
+        By default the elements, grouped by ``atom_size``. ``TypeError`` where
+        ``atoms_exchangeable`` is False."""
+        self._need("atoms_exchangeable", "exchange atoms between vectors (graded level codes)")
+        e = self.elements(x)
+        return self.xp.reshape(e, (*e.shape[:-1], e.shape[-1] // self.atom_size, self.atom_size))
+
+    def from_atoms(self, a: Any) -> Any:
+        """The inverse of :meth:`atoms`."""
+        return self.from_elements(self.xp.reshape(a, (*a.shape[:-2], a.shape[-2] * a.shape[-1])))
+
+    # -- sums -----------------------------------------------------------------------------
+    @property
+    def sum_dtype(self) -> Any:
+        """The dtype of lifted vectors and their sums (16-bit floats widen to float32)."""
+        self._need("bundle_is_sum", "keep a bundle as a sum")
+        if self.dtype_name in ("float16", "bfloat16"):
+            return self.backend.dtype("float32")
+        return self.dtype
+
+    def lift(self, x: Any) -> Any:
+        """Vectors as the numbers whose sum is a bundle's accumulator (``sum_dtype``, one
+        element per slot): ``bundle(items) == finish_sum(sum(lift(items)))``."""
+        dtype = self.sum_dtype
+        x = self.elements(x)
+        return x if x.dtype == dtype else self.xp.astype(x, dtype)
+
+    def finish_sum(self, sums: Any) -> Any:
+        """The bundle whose lifted items add up to ``sums`` (``(..., dim)``, any real or,
+        for complex models, complex dtype), with the model's own tie-break."""
+        self._need("bundle_is_sum", "keep a bundle as a sum")
+        if sums.dtype != self.dtype:
+            sums = self.xp.astype(sums, self.dtype)
+        return self._bundle(self.from_elements(sums)[None, ...])
+
+    # -- phasors --------------------------------------------------------------------------
+    @property
+    def phase_count(self) -> int:
+        """Number of phases per vector (FHRR: ``dim``; HRR: ``dim // 2 + 1`` frequencies)."""
+        self._need("has_phasor_form", "be written as phases")
+        raise NotImplementedError  # pragma: no cover - models with the capability override it
+
+    @property
+    def phase_dtype(self) -> Any:
+        """The real dtype of phases (float64 for double-precision models, else float32)."""
+        self._need("has_phasor_form", "be written as phases")
+        wide = self.dtype_name in ("float64", "complex128")
+        return self.backend.dtype("float64" if wide else "float32")
+
+    def fixed_phases(self) -> np.ndarray:
+        """Host mask ``(phase_count,)`` of the phases that are always 0 (HRR: the zero and
+        Nyquist frequencies, which a real vector's spectrum keeps real)."""
+        return np.zeros(self.phase_count, dtype=bool)
+
+    def phase_weights(self) -> np.ndarray:
+        """Host weights ``(phase_count,)``: how often each phase counts in the similarity
+        (HRR: twice for a frequency that has a negative twin, once for the fixed ones)."""
+        return np.ones(self.phase_count)
+
+    def from_phases(self, phases: Any) -> Any:
+        """Vectors ``(..., vector_length)`` from phases ``(..., phase_count)`` of
+        ``phase_dtype``; binding vectors adds their phases."""
+        self._need("has_phasor_form", "be written as phases")
+        raise NotImplementedError  # pragma: no cover
+
+    def to_phasors(self, x: Any) -> Any:
+        """The unit phasors ``exp(1j * phases)`` of vectors, ``(..., phase_count)`` (for
+        vectors that are not pure phasors, the complex coefficients they have there)."""
+        self._need("has_phasor_form", "be written as phases")
+        raise NotImplementedError  # pragma: no cover
+
+    # -- helpers --------------------------------------------------------------------------
+    def _need(self, capability: str, what: str) -> None:
+        if not getattr(self, capability):
+            raise TypeError(f"{self.name} vectors cannot {what} (the model's {capability} is False)")
