@@ -24,7 +24,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.intersphinx",
-    "sphinx.ext.mathjax",
+    "mathml",  # maths as MathML at build time (docs/_ext/mathml.py): no CDN script
     "sphinx.ext.doctest",
     "sphinx_gallery.gen_gallery",
     "matplotlib.sphinxext.plot_directive",
@@ -34,6 +34,7 @@ extensions = [
 exclude_patterns = ["_build", "_inventories", "_ext", "examples/*.ipynb", "examples/*.py"]
 html_theme = "furo"
 html_title = "holovec"
+html_math_renderer = "mathml"
 
 # -- API reference ---------------------------------------------------------------------------
 autodoc_typehints = "description"

@@ -1,15 +1,18 @@
-"""The documentation builds without warnings, documents every public name, and the
-backends guide's snippets run as shown. (The pages' ``>>>`` examples are doctests that
+"""The documentation builds without warnings, its pages show no error or warning (not
+even one only the theme draws) and their maths as MathML, it documents every public name,
+and the backends guide's snippets run as shown. (The pages' ``>>>`` examples are doctests that
 pytest collects from docs/ itself; the tutorials run in tests/test_examples.py.)"""
 
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,168 @@ PUBLIC_PACKAGES = (
     "holovec.backends",
     "holovec.random",
 )
+
+
+#: class tokens of what docutils and Sphinx put into a page when something went wrong
+_MARKER_CLASSES = {
+    "system-message": "docutils/Sphinx system message",
+    "problematic": "problematic markup (a role, reference or formula that did not convert)",
+}
+#: Furo covers a ``.. contents::`` box with a red "ERROR: Adding a table of contents ..." banner
+#: (a CSS ``::before``) unless the box carries this escape-hatch class
+FURO_TOC_ESCAPE = "this-will-duplicate-information-and-it-is-still-useful-here"
+_CLASS_ATTR = re.compile(r'<(\w+)\b[^>]*?\sclass="([^"]*)"')
+_MESSAGE_LEVEL = re.compile(r"\b(?:WARNING|ERROR|SEVERE|CRITICAL)/[1-4]\b")  # "System Message: ERROR/3"
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _text(fragment: str) -> str:
+    return " ".join(html.unescape(_TAG.sub(" ", fragment)).split())
+
+
+def html_problems(page: str) -> list[str]:
+    """The Sphinx, docutils and theme errors and warnings a built HTML page shows its
+    readers, each with the text that follows it (empty for a clean page)."""
+    found = []
+    for m in _CLASS_ATTR.finditer(page):
+        classes = m.group(2).split()
+        if "contents" in classes and FURO_TOC_ESCAPE not in classes:
+            what = "a '.. contents::' box, shown under Furo's red ERROR banner (Furo has its own page TOC)"
+        else:
+            what = next((_MARKER_CLASSES[c] for c in classes if c in _MARKER_CLASSES), None)
+        if what:
+            start = page.find(">", m.end()) + 1
+            found.append(f"{what}: {_text(page[start : start + 800])[:160]}")
+    text = _text(re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", page))
+    found += [f"docutils message {text[m.start() : m.start() + 160]}" for m in _MESSAGE_LEVEL.finditer(text)]
+    return found
+
+
+def built_page_problems(out: Path) -> list[str]:
+    """``page: problem`` for every problem :func:`html_problems` finds in a built site."""
+    return [
+        f"{page.relative_to(out)}: {problem}"
+        for page in sorted(out.rglob("*.html"))
+        for problem in html_problems(page.read_text(encoding="utf-8"))
+    ]
+
+
+def check_maths_is_mathml(out: Path) -> None:
+    """The theory pages' maths is MathML made at build time (docs/_ext/mathml.py), with no
+    TeX left for a script to typeset, and no page with maths loads a script from the network
+    (MathJax came from a CDN, so maths showed as raw TeX offline)."""
+    pages = {page: page.read_text(encoding="utf-8") for page in sorted(out.rglob("*.html"))}
+    external = [
+        f"{page.relative_to(out)}: {src}"
+        for page, text in pages.items()
+        if 'class="math"' in text or "mathjax" in text.lower()
+        for src in re.findall(r'<script\b[^>]*\bsrc="((?:https?:)?//[^"]*)"', text)
+    ]
+    assert not external, f"pages with maths load scripts from the network: {external}"
+    for name in ("index", "models", "encoders", "retrieval"):
+        page = pages[out / "theory" / f"{name}.html"]
+        assert "mathjax" not in page.lower(), f"theory/{name}.html still refers to MathJax"
+        # what each maths box holds first (after an equation number): MathML, not TeX
+        first = re.findall(
+            r'class="math"[^>]*>(?:<span class="eqno">.*?</span>)?\s*(<\w+|[^<\s]{1,20})', page
+        )
+        assert first, f"theory/{name}.html has no maths"
+        assert set(first) == {"<math"}, f"theory/{name}.html: maths boxes not MathML: {sorted(set(first))}"
+        assert page.count("<math ") >= len(first)
+
+
+def test_no_page_puts_a_contents_box_under_furo():
+    """Furo draws a red ERROR banner over ``.. contents::`` (it has its own page TOC)."""
+    pages = [p for p in DOCS.rglob("*.rst") if "_build" not in p.parts]
+    offending = [
+        f"{page.relative_to(DOCS)}:{i}"
+        for page in pages
+        for i, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if line.strip().startswith(".. contents::")
+    ]
+    assert not offending, f"remove '.. contents::' (Furo shows an ERROR banner over it): {offending}"
+
+
+def test_page_checks_catch_what_sphinx_and_furo_show(tmp_path):
+    """:func:`html_problems` finds, in real Sphinx + Furo output, a ``.. contents::`` box
+    (the red banner of the six pages that had one), a docutils system message and maths
+    that did not convert, and nothing on a clean page."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("furo")
+    pytest.importorskip("latex2mathml")
+    src, out = tmp_path / "src", tmp_path / "html"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['mathml']\nhtml_theme = 'furo'\n"
+        "keep_warnings = True\n",  # Sphinx drops system messages from pages unless told
+        encoding="utf-8",
+    )
+    (src / "index.rst").write_text(
+        textwrap.dedent(
+            r"""
+            Broken
+            ======
+
+            .. toctree::
+
+               clean
+
+            .. contents:: On this page
+               :local:
+               :depth: 1
+
+            Section
+            -------
+
+            Maths :math:`a \otimes b` and :math:`\nosuchcommand x`.
+
+            .. nosuchdirective::
+            """
+        ),
+        encoding="utf-8",
+    )
+    (src / "clean.rst").write_text(
+        textwrap.dedent(
+            rf"""
+            Clean
+            =====
+
+            .. contents:: Kept on purpose
+               :local:
+               :class: {FURO_TOC_ESCAPE}
+
+            Part
+            ----
+
+            .. math::
+
+               u &= a \otimes b \\
+               v &= u \oslash b
+
+            and :math:`\sqrt{{2}}`.
+            """
+        ),
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "cannot render this maths as MathML" in proc.stderr and "nosuchcommand" in proc.stderr
+    found = html_problems((out / "index.html").read_text(encoding="utf-8"))
+    assert any("'.. contents::' box" in p for p in found), found
+    assert any(p.startswith("docutils/Sphinx system message") and "nosuchdirective" in p for p in found), (
+        found
+    )
+    assert any(p.startswith("problematic") and "nosuchcommand" in p for p in found), found
+    assert any(p.startswith("docutils message ERROR/3") for p in found), found
+    clean = (out / "clean.html").read_text(encoding="utf-8")
+    assert html_problems(clean) == []
+    assert clean.count("<math ") == 2 and "<mtable" in clean and "\\oslash" not in clean
 
 
 def python_snippets(path: Path) -> list[tuple[int, str, int]]:
@@ -103,6 +268,11 @@ def test_docs_build_without_warnings_and_cover_the_api(tmp_path):
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-6000:] + proc.stdout[-2000:]
+    # -W fails on warnings in the build's log; what the pages themselves show is checked too
+    # (a theme's CSS banner, or a message below the log's threshold, never reaches the log)
+    problems = built_page_problems(out)
+    assert not problems, "errors or warnings on the built pages:\n" + "\n".join(problems)
+    check_maths_is_mathml(out)
     from sphinx.util.inventory import InventoryFile
 
     with open(out / "objects.inv", "rb") as f:

@@ -179,6 +179,13 @@ def _seed_field(meta: dict[str, Any], key: str, path: Any) -> int | None:
 class Codebook:
     """Labels and their vectors (row ``i`` holds label ``i``) for one model.
 
+    A dict ``{label: vector}`` may stand for ``labels`` and ``vectors``:
+    ``Codebook(model, {"red": red, "apple": apple})``. HoloVec 1.x's form
+    ``Codebook({"red": red, ...}, backend=model.backend)`` works too: without a model, the
+    codebook holds vectors of that backend (default: the default backend), all of one
+    shape and dtype, and takes the model of the first store (``ItemStore(model).fit``,
+    ``AssocStore``, ``cleanup``) that uses it; saving needs that model.
+
     Parameters
     ----------
     model:
@@ -192,13 +199,9 @@ class Codebook:
         with the model's dtype, or a NumPy array of the model's dtype (moved to the backend
         unchanged). Nothing else is converted: other dtypes raise ``TypeError`` (convert on
         purpose with ``model.asarray``). Without ``labels`` the labels are ``0 .. n-1``.
-
-    A dict ``{label: vector}`` may stand for ``labels`` and ``vectors``:
-    ``Codebook(model, {"red": red, "apple": apple})``. HoloVec 1.x's form
-    ``Codebook({"red": red, ...}, backend=model.backend)`` works too: without a model, the
-    codebook holds vectors of that backend (default: the default backend), all of one
-    shape and dtype, and takes the model of the first store (``ItemStore(model).fit``,
-    ``AssocStore``, ``cleanup``) that uses it; saving needs that model.
+    backend:
+        Only with a dict and no model (HoloVec 1.x's form): the backend of the dict's
+        vectors, a name or a :class:`~holovec.backends.Backend`; default the default backend.
 
     Examples
     --------
@@ -229,7 +232,8 @@ class Codebook:
             return
         if not isinstance(model, VSAModel):
             raise TypeError(
-                f"model must be a VSA model (or, HoloVec-style, a dict label -> vector), got {type(model).__name__}"
+                "model must be a VSA model (or, HoloVec-style, a dict label -> vector), "
+                f"got {type(model).__name__}"
             )
         if backend is not None:
             raise TypeError(
@@ -240,7 +244,9 @@ class Codebook:
         if isinstance(labels, Mapping):  # Codebook(model, {label: vector})
             if vectors is not None:
                 raise TypeError("give a dict label -> vector, or labels and vectors, not both")
-            labels, vectors = self._stack_items(labels, lambda v, arg: _model_vectors(model, v, arg), model.xp)
+            labels, vectors = self._stack_items(
+                labels, lambda v, arg: _model_vectors(model, v, arg), model.xp
+            )
         labels = None if labels is None else list(labels)
         if vectors is None:
             if labels is None:
@@ -274,7 +280,9 @@ class Codebook:
         for label in labels:
             row = check(items[label], f"the vector of {label!r}")
             if row.ndim != 1:
-                raise ValueError(f"the vector of {label!r} must be one vector (1-d), got shape {tuple(row.shape)}")
+                raise ValueError(
+                    f"the vector of {label!r} must be one vector (1-d), got shape {tuple(row.shape)}"
+                )
             rows.append(row)
         if not rows:
             raise ValueError("the dict of vectors is empty")
@@ -286,7 +294,8 @@ class Codebook:
         be = get_backend(backend)
         if not items:
             raise ValueError(
-                "an empty dict says nothing about the vectors to hold; give the model instead: Codebook(model)"
+                "an empty dict says nothing about the vectors to hold; "
+                "give the model instead: Codebook(model)"
             )
 
         def check(v: Any, arg: str) -> Any:
@@ -306,8 +315,9 @@ class Codebook:
             v = rows[label]
             if tuple(v.shape) != tuple(first.shape) or _dtype_of(v) != _dtype_of(first):
                 raise ValueError(
-                    f"the vector of {label!r} has shape {tuple(v.shape)} and dtype {_dtype_of(v)}, the vector "
-                    f"of {labels[0]!r} {tuple(first.shape)} and {_dtype_of(first)}; give vectors of one model"
+                    f"the vector of {label!r} has shape {tuple(v.shape)} and dtype {_dtype_of(v)}, "
+                    f"the vector of {labels[0]!r} {tuple(first.shape)} and {_dtype_of(first)}; "
+                    "give vectors of one model"
                 )
         labels, vectors = self._stack_items(rows, lambda v, arg: v, be.xp)
         self.model = None
