@@ -63,8 +63,16 @@ def check_declarations(model: VSAModel) -> None:
     assert model.element_kind in ELEMENT_KINDS, (
         f"element_kind {model.element_kind!r} is not one of {ELEMENT_KINDS}"
     )
-    for flag in ("is_self_inverse", "is_commutative", "is_exact_inverse", "bundle_is_sum",
-                 "bind_is_elementwise", "packed", "atoms_exchangeable", "has_phasor_form"):  # fmt: skip
+    for flag in (
+        "is_self_inverse",
+        "is_commutative",
+        "is_exact_inverse",
+        "bundle_is_sum",
+        "bind_is_elementwise",
+        "packed",
+        "atoms_exchangeable",
+        "has_phasor_form",
+    ):
         assert isinstance(getattr(model, flag), bool), f"{flag} must be a bool"
     assert not model.bind_is_elementwise or model.bundle_is_sum, (
         "elementwise binding is stated on lifted sums"
@@ -170,8 +178,14 @@ def check_errors(model: VSAModel) -> None:
 
 def check_equality(model: VSAModel) -> None:
     """Models are equal (and hash alike) by configuration; differences are listed."""
-    twin = type(model)(model.dim, model.backend, seed=model.seed, device=model.device,
-                       dtype=model.dtype_name, **{o: getattr(model, o) for o in model.option_names})  # fmt: skip
+    twin = type(model)(
+        model.dim,
+        model.backend,
+        seed=model.seed,
+        device=model.device,
+        dtype=model.dtype_name,
+        **{o: getattr(model, o) for o in model.option_names},
+    )
     assert twin == model and hash(twin) == hash(model), "equal configurations give equal models"
     assert model.config_differences(twin) == []
 
@@ -313,24 +327,51 @@ def encoder_examples() -> Iterator[tuple[type, Callable[[VSAModel], Any], Callab
     values = [0.1, 0.5, 0.9]
     return iter(
         [
-            (E.FractionalPowerEncoder, lambda m: E.FractionalPowerEncoder(m, 0.0, 1.0, seed=1),
-             lambda e: e.encode(values)),
+            (
+                E.FractionalPowerEncoder,
+                lambda m: E.FractionalPowerEncoder(m, 0.0, 1.0, seed=1),
+                lambda e: e.encode(values),
+            ),
             (E.VectorFPE, lambda m: E.VectorFPE(m, 2, 0.0, 1.0, seed=1), lambda e: e.encode([[0.1, 0.2]])),
             (E.PeriodicAngleEncoder, lambda m: E.PeriodicAngleEncoder(m, seed=1), lambda e: e.encode(values)),
             (E.ResidueEncoder, lambda m: E.ResidueEncoder(m, (3, 5), seed=1), lambda e: e.encode([1, 7])),
-            (E.LevelEncoder, lambda m: E.LevelEncoder(m, 0.0, 1.0, levels=5, seed=1), lambda e: e.encode(values)),
-            (E.ThermometerEncoder, lambda m: E.ThermometerEncoder(m, 0.0, 1.0, levels=5),
-             lambda e: e.encode(values)),
+            (
+                E.LevelEncoder,
+                lambda m: E.LevelEncoder(m, 0.0, 1.0, levels=5, seed=1),
+                lambda e: e.encode(values),
+            ),
+            (
+                E.ThermometerEncoder,
+                lambda m: E.ThermometerEncoder(m, 0.0, 1.0, levels=5),
+                lambda e: e.encode(values),
+            ),
             (E.SymbolTable, lambda m: E.SymbolTable(m, seed=1), lambda e: e.encode(["a", "b"])),
-            (E.PositionBindingEncoder, lambda m: E.PositionBindingEncoder(m, seed=1),
-             lambda e: e.encode_batch(["abc", "cab"])),
-            (E.NGramEncoder, lambda m: E.NGramEncoder(m, 2, seed=1), lambda e: e.encode_batch(["abcd", "dcba"])),
-            (E.TrajectoryEncoder, lambda m: E.TrajectoryEncoder(m, 1, levels=8, seed=1),
-             lambda e: e.encode(np.array([0.1, 0.4, 0.8]))),
+            (
+                E.PositionBindingEncoder,
+                lambda m: E.PositionBindingEncoder(m, seed=1),
+                lambda e: e.encode_batch(["abc", "cab"]),
+            ),
+            (
+                E.NGramEncoder,
+                lambda m: E.NGramEncoder(m, 2, seed=1),
+                lambda e: e.encode_batch(["abcd", "dcba"]),
+            ),
+            (
+                E.TrajectoryEncoder,
+                lambda m: E.TrajectoryEncoder(m, 1, levels=8, seed=1),
+                lambda e: e.encode(np.array([0.1, 0.4, 0.8])),
+            ),
             (E.RecordEncoder, lambda m: E.RecordEncoder(m, seed=1), lambda e: e.encode({"x": "a", "y": "b"})),
-            (E.GraphEncoder, lambda m: E.GraphEncoder(m, seed=1), lambda e: e.encode([("a", "b"), ("b", "c")])),
-            (E.ImageEncoder, lambda m: E.ImageEncoder(m, (3, 3), levels=4, seed=1),
-             lambda e: e.encode(np.arange(18, dtype=np.uint8).reshape(2, 3, 3) * 14)),
+            (
+                E.GraphEncoder,
+                lambda m: E.GraphEncoder(m, seed=1),
+                lambda e: e.encode([("a", "b"), ("b", "c")]),
+            ),
+            (
+                E.ImageEncoder,
+                lambda m: E.ImageEncoder(m, (3, 3), levels=4, seed=1),
+                lambda e: e.encode(np.arange(18, dtype=np.uint8).reshape(2, 3, 3) * 14),
+            ),
             (E.VectorEncoder, lambda m: E.VectorEncoder(m, 3, seed=1), lambda e: e.encode(np.ones((2, 3)))),
         ]
-    )  # fmt: skip
+    )

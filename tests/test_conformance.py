@@ -11,12 +11,11 @@ import contextlib
 import inspect
 
 import pytest
+from conftest import backend_param
 
 from holovec import VSA
 from holovec.models import MAP, model_class, register_model, unregister_model
 from holovec.testing import check_reproducible_across_backends, encoder_examples, model_checks
-
-from conftest import backend_param
 
 DIM = 256  # a square (VTB), a multiple of 4 (GHRR m=2) and of 16 segments (BSDC-SEG)
 
@@ -74,8 +73,9 @@ def test_reproducible_across_backends(variant, other):
         check_reproducible_across_backends(make(name, options), make(name, options, other))
 
 
-@pytest.mark.parametrize("check", [c for c in model_checks() if c.__name__ != "check_encoders"],
-                         ids=lambda c: c.__name__)  # fmt: skip
+@pytest.mark.parametrize(
+    "check", [c for c in model_checks() if c.__name__ != "check_encoders"], ids=lambda c: c.__name__
+)
 @pytest.mark.parametrize("backend", [backend_param("torch"), backend_param("jax")])
 def test_core_models_conform_on_every_backend(backend, check):
     for name in ("FHRR", "MAP", "BSC", "HRR"):

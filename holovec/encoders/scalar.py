@@ -118,7 +118,8 @@ class LevelEncoder(_LevelTable):
     Level 0 is a random vector; each next level changes a further fixed random subset of
     its elements, so the similarity of levels ``i`` and ``j`` falls linearly with
     ``|i - j|``, from 1 to about 0 between the ends (and never rises again: the changed
-    elements accumulate in one random order). How an element changes depends on the model:
+    elements accumulate in one random order). How an element changes depends on the model's
+    ``element_kind`` (the table is built by :class:`~holovec.encoders.levels.LevelCodes`):
 
     - MAP, MAP-C, MAP-I, BSC (also bit-packed): the element is negated (bit flipped); each
       step flips ``D / (2 (levels - 1))`` elements, half of them in all, so the ends have
@@ -132,8 +133,9 @@ class LevelEncoder(_LevelTable):
       blocks); BSDC-SEG: whole segments (each level stays one-hot per segment).
 
     Counts are rounded, ``round(i * n / (levels - 1))`` changes for level ``i``, so there
-    must be at least ``levels - 1`` units to change. BSDC raises ``TypeError``: replacing
-    elements would not keep its fixed number of ones.
+    must be at least ``levels - 1`` units to change. Models whose ``atoms_exchangeable`` is
+    False (BSDC) raise ``TypeError``: replacing elements would not keep its fixed number
+    of ones.
 
     The two random vectors are ``model``'s own vectors drawn from ``seed`` (bit-identical
     across backends for binary models) and the order of changes comes from

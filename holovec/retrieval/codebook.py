@@ -143,7 +143,9 @@ def _check_same_model(model: VSAModel, book: Codebook, what: str, whose: str) ->
     if book.model is None:
         book._take_model(model)
     if book.model != model:
-        diff = "; ".join(f"its {k} is {b!r}, {whose} has {m!r}" for k, b, m in book.model.config_differences(model))
+        diff = "; ".join(
+            f"its {k} is {b!r}, {whose} has {m!r}" for k, b, m in book.model.config_differences(model)
+        )
         raise ValueError(
             f"{what} belongs to another model: {diff}; use a codebook of an equal model (same class, "
             "dim, backend and device, dtype, options and seed), e.g. Codebook.load(path, model)"
