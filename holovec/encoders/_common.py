@@ -179,12 +179,45 @@ def power_stack(model: VSAModel, x: Any, count: int, step: int = 1) -> Any:
 # -- quantised values -------------------------------------------------------------------
 
 
+def level_step(low: float, high: float, levels: int, top: float | None = None) -> tuple[float, bool]:
+    """The spacing of ``levels >= 2`` equally spaced levels on ``[low, high]`` (finite floats,
+    ``low < high``), and whether ``high - low`` exceeds ``top``, the largest float of the
+    computation (float64's by default; then ``x - low`` is to be computed as ``x / 2 - low
+    / 2``). ``ValueError`` where the ends exceed ``top``, or the spacing or its inverse is
+    not a finite float."""
+    top = float(np.finfo(np.float64).max) if top is None else top
+    if max(abs(low), abs(high)) > top:
+        raise ValueError(
+            f"the range [{low}, {high}] does not fit the backend's floats (at most {top:.6g} in "
+            "magnitude; JAX computes in float32 unless 64-bit mode is on)"
+        )
+    span = high - low
+    halved = not span <= top
+    step = high / (levels - 1) - low / (levels - 1) if halved else span / (levels - 1)
+    if not math.isfinite(step):
+        raise ValueError(
+            f"{levels} levels on [{low}, {high}] would be more than the largest float apart; use more "
+            "levels or a narrower range"
+        )
+    if step <= 0 or not math.isfinite(1 / step):
+        raise ValueError(
+            f"{levels} levels on [{low}, {high}] would be {step} apart, too close for floats to tell "
+            "apart; use fewer levels or a wider range"
+        )
+    return step, halved
+
+
 def quantize(model: VSAModel, values: Any, low: float, high: float, levels: int) -> np.ndarray:
     """Checked values (a float backend array) as level indices ``0..levels-1`` on the host."""
-    host = model.backend.to_numpy(values)
+    host = np.asarray(model.backend.to_numpy(values), dtype=np.float64)  # float64 on every backend
     if levels == 1 or high == low:
         return np.zeros(host.shape, dtype=np.int64)
-    return np.rint((host - low) * ((levels - 1) / (high - low))).astype(np.int64).clip(0, levels - 1)
+    step, halved = level_step(low, high, levels)
+    if halved:  # the range exceeds the largest float: halves cannot overflow
+        index = np.rint((host * 0.5 - low * 0.5) * (2 / step))
+    else:
+        index = np.rint((host - low) * ((levels - 1) / (high - low)))
+    return index.clip(0, levels - 1).astype(np.int64)
 
 
 def sqrt_dim_threshold(model: VSAModel, z: float = 4.5) -> float:

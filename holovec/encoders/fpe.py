@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_int, check_number
+from ..backends import dtype_name
 from ..models.base import VSAModel
 from ..random import Purpose, random_normal, random_phases, random_uniform, random_words
 from ._jit import compiled
-from ._values import check_values, host_backend, per_axis, wide_float
+from ._values import check_values, empty_vectors, host_backend, is_empty, per_axis, wide_float
 from .base import Encoder
 from .fpe_decode import ExponentSearch
 from .phase_codes import PhaseCodec, check_phasor_model
@@ -44,6 +45,9 @@ __all__ = [
     "PeriodicAngleEncoder",
     "VectorFPE",
 ]
+
+#: the most harmonics of the ``periodic`` kernel (its phases are chosen by 32-bit words)
+MAX_HARMONICS = 2**24
 
 #: the kernels of :class:`FractionalPowerEncoder`, with the phase distribution of each
 KERNELS = {
@@ -56,14 +60,23 @@ KERNELS = {
 
 
 def _fpe_vectors(
-    codec: PhaseCodec, k: int, period: float | None, points: Any, theta: Any, offset: Any, scale: Any
+    codec: PhaseCodec,
+    k: int,
+    period: float | None,
+    points: Any,
+    theta: Any,
+    half_offset: Any,
+    double_scale: Any,
 ) -> Any:
-    """``base ** ((points - offset) * scale)`` (points modulo ``period`` first, if given)."""
+    """``base ** ((points - offset) * scale)`` (points modulo ``period`` first, if given),
+    given ``half_offset = offset / 2`` and ``double_scale = 2 * scale``: ``(points / 2 -
+    offset / 2) * (2 * scale)`` rounds exactly as ``(points - offset) * scale`` (halving is
+    exact in binary floats) but cannot overflow, e.g. for ``points - offset`` = 2e308."""
     xp = codec.xp
     batch = tuple(points.shape[:-1])
     if period is not None:  # modulo the period in the values' own units: exact for whole multiples
         points = points - xp.floor(points / period) * period
-    u = xp.reshape((points - offset) * scale, (-1, k))
+    u = xp.reshape((points * 0.5 - half_offset) * double_scale, (-1, k))
     out = codec.from_exponents(xp.astype(u, codec.real), theta)
     return xp.reshape(out, (*batch, codec.model.vector_length))
 
@@ -104,13 +117,48 @@ class _PhaseEncoder(ExponentSearch, Encoder, ABC):
 
     def _set_theta(self, theta: np.ndarray) -> None:
         """Host frequencies (k, n_freq), float64: the fixed HRR frequencies are zeroed, then
-        they are rounded to the model's float type and moved to its device."""
+        they are rounded to the model's float type and moved to its device. Refuses
+        settings whose exponents or phases the backend's floats cannot represent."""
         theta = np.where(self._codec.fixed, 0.0, theta)
+        wide = wide_float(self.backend)
+        self._check_representable(theta, np.dtype(dtype_name(wide)))
         self.theta_host = theta.astype(self._codec.np_real)
         self._theta = self._to_backend(self.theta_host, self._codec.real)
-        wide = wide_float(self.backend)
-        self._offset_b = self._to_backend(self._offset, wide)
-        self._scale_b = self._to_backend(self._scale, wide)
+        # halves and doubles (exact): see _fpe_vectors
+        self._half_offset_b = self._to_backend(self._offset * 0.5, wide)
+        self._double_scale_b = self._to_backend(self._scale * 2.0, wide)
+
+    def _check_representable(self, theta: np.ndarray, wide: np.dtype) -> None:
+        """``ValueError`` unless the offsets, scales, exponents and phases of this encoder
+        are finite (and the scales nonzero) in the floats that compute them: the backend's
+        widest float for values, the model's float for phases."""
+        real = self._codec.np_real
+        top = np.finfo(wide).max
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            half_offset, double_scale = self._offset * 0.5, self._scale * 2.0
+            fits = np.all(np.abs(half_offset) <= top / 2) and np.all(np.abs(double_scale) <= top)
+            positive = np.all(double_scale.astype(wide) > 0)
+        if not fits:
+            raise ValueError(
+                f"{type(self).__name__}: the range and bandwidth do not fit the backend's {wide.name} "
+                f"floats (offsets {self._offset.tolist()}, scales {self._scale.tolist()}); use a "
+                "narrower range or a smaller bandwidth (JAX computes in float32 unless 64-bit mode is on)"
+            )
+        if not positive:
+            raise ValueError(
+                f"{type(self).__name__}: the scale of the exponents underflows to 0 in {wide.name} "
+                f"({self._scale.tolist()}): every value would get the same vector; use a larger "
+                "bandwidth or a narrower range"
+            )
+        with np.errstate(over="ignore", invalid="ignore"):
+            phase = self._span * np.abs(theta).max(axis=-1)
+        limit = np.finfo(real).max
+        if not (np.all(self._span <= limit) and np.all(phase <= limit)):
+            raise ValueError(
+                f"{type(self).__name__}: exponents up to {self._span.tolist()} give phases up to "
+                f"{phase.tolist()}, beyond the largest {real.name} of a {self.model.name} model "
+                f"({limit:.6g}); use a smaller bandwidth"
+            )
 
     # -- encoding ---------------------------------------------------------------------------
     def _points(self, values: Any) -> Any:
@@ -155,7 +203,7 @@ class _PhaseEncoder(ExponentSearch, Encoder, ABC):
             partial(_fpe_vectors, self._codec, self.n_axes, period),
             self.backend,
         )
-        return fn(points, self._theta, self._offset_b, self._scale_b)
+        return fn(points, self._theta, self._half_offset_b, self._double_scale_b)
 
     def _checked(self, values: Any, clip: bool) -> Any:  # subclasses: the range check
         return self._points(values)
@@ -170,6 +218,8 @@ class _PhaseEncoder(ExponentSearch, Encoder, ABC):
         ``clip`` overrides the encoder's ``clip`` for this call.
         """
         points = self._checked(values, self.clip if clip is None else clip)
+        if is_empty(tuple(points.shape[:-1])):  # no FFT of zero rows (torch's MKL refuses it)
+            return empty_vectors(self.model, tuple(points.shape[:-1]))
         return self._program("_points_to_vectors")(points)
 
     # -- the kernel -------------------------------------------------------------------------
@@ -278,10 +328,20 @@ class FractionalPowerEncoder(_PhaseEncoder):
         self.bandwidth = per_axis(bandwidth, "bandwidth", k)
         if np.any(self.bandwidth <= 0):
             raise ValueError(f"bandwidth must be positive, got {bandwidth!r}")
-        value_range = self.max_val - self.min_val
-        self.beta = self.bandwidth / value_range
+        with np.errstate(over="ignore"):
+            value_range = self.max_val - self.min_val  # inf where the range exceeds the floats
+        wide = np.isinf(value_range)
+        # beta without overflow: halving both sides is exact, so finite ranges round as before
+        half_range = self.max_val * 0.5 - self.min_val * 0.5
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            self.beta = np.where(wide, (self.bandwidth * 0.5) / half_range, self.bandwidth / value_range)
         if period is not None and self.kernel_name != "periodic":
             raise ValueError(f"period is an option of kernel='periodic' only (kernel is {kernel!r})")
+        if period is None and self.kernel_name == "periodic" and wide.any():
+            raise ValueError(
+                f"max_val - min_val exceeds the largest float ({value_range.tolist()}), so it cannot "
+                "be the period of kernel='periodic'; give a finite period"
+            )
         self.period = value_range if period is None else per_axis(period, "period", k)
         if np.any(self.period <= 0):
             raise ValueError(f"period must be positive, got {period!r}")
@@ -291,6 +351,12 @@ class FractionalPowerEncoder(_PhaseEncoder):
         self._period_u = np.full(k, np.inf)
         if self.kernel_name == "periodic":
             self._period_u = self.beta * self.period
+            if not np.all(self._period_u / 2 <= MAX_HARMONICS):
+                raise ValueError(
+                    f"kernel='periodic' needs bandwidth * period / (max_val - min_val) / 2 harmonics, "
+                    f"{(self._period_u / 2).tolist()} here; at most {MAX_HARMONICS} are supported "
+                    "(use a smaller bandwidth or period)"
+                )
             self.harmonics = np.maximum(1, np.floor(self._period_u / 2)).astype(np.int64)
             self._lobe = self._period_u / (4 * self.harmonics)
         n = self._codec.n_freq
@@ -398,7 +464,9 @@ class PeriodicAngleEncoder(_PhaseEncoder):
     for every ``x`` (the value is reduced modulo ``period`` first, so wrapping is exact up to
     float rounding), binding adds angles modulo the period, and the expected similarity is
     ``mean_k cos(2 pi k d / period)`` over the harmonics. Every finite value is valid (it
-    wraps); ``decode`` returns values in ``[0, period)``.
+    wraps) up to ``max_angle`` (``period / eps`` of the backend's float: beyond it floats
+    are further apart than a period, and ``ValueError`` is raised); ``decode`` returns
+    values in ``[0, period)``.
 
     More harmonics give a sharper kernel (for harmonics 1..K its first zero is at
     ``period / (2 (K + 1))``) at the cost of smoothness; the default 3 (as in HoloVec)
@@ -429,6 +497,19 @@ class PeriodicAngleEncoder(_PhaseEncoder):
         self.period = check_number(period, "period")
         if self.period <= 0:
             raise ValueError(f"period must be positive, got {period!r}")
+        wide = np.finfo(np.dtype(dtype_name(wide_float(self.backend))))
+        if self.period > wide.max:
+            raise ValueError(
+                f"period {self.period:g} does not fit the backend's {wide.dtype.name} floats "
+                f"(at most {wide.max:.6g})"
+            )
+        if not 1 / self.period <= wide.max:
+            raise ValueError(
+                f"period {self.period:g} is too small: 1 / period exceeds the backend's "
+                f"{wide.dtype.name} floats"
+            )
+        #: the largest angle whose remainder modulo the period the floats still resolve
+        self.max_angle = self.period / wide.eps
         if isinstance(harmonics, (int, np.integer)) and not isinstance(harmonics, (bool, np.bool_)):
             ks = np.arange(1, check_int(harmonics, "harmonics", 1) + 1)
         else:
@@ -450,6 +531,18 @@ class PeriodicAngleEncoder(_PhaseEncoder):
 
     def _characteristic(self, t: np.ndarray, axis: int) -> np.ndarray:
         return np.cos(2 * np.pi * t[..., None] * self.harmonics).mean(axis=-1)
+
+    def _checked(self, values: Any, clip: bool) -> Any:
+        points = self._points(values)
+        if self.backend.is_traced(points):
+            return points
+        if bool(self.xp.any(self.xp.abs(points) > self.max_angle)):
+            raise ValueError(
+                f"angles must lie within +-{self.max_angle:.6g} (period / float resolution): beyond "
+                "it the floats are further apart than a period, so the angle is lost; got values "
+                "outside it"
+            )
+        return points
 
     def __repr__(self) -> str:
         return (

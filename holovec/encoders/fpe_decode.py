@@ -16,10 +16,12 @@ import numpy as np
 
 from .._validation import check_int
 from ._jit import compiled
-from ._values import pick, wide_float
+from ._values import check_vectors, is_empty, pick, wide_float
 
 #: a decode table larger than this is made chunk by chunk on each call instead of kept
 TABLE_BYTES = 128 * 2**20
+#: the most coarse candidates a decode compares (all axes together)
+MAX_CANDIDATES = 2**24
 
 
 class ExponentSearch:
@@ -54,17 +56,24 @@ class ExponentSearch:
     _span: np.ndarray
     _period_u: np.ndarray
     _lobe: np.ndarray
-    _offset_b: Any
-    _scale_b: Any
+    _half_offset_b: Any
+    _double_scale_b: Any
+
+    def _axis_count(self, axis: int, count: int | None) -> int:
+        """How many coarse candidates one axis has (``count`` if given)."""
+        span, period, step = self._span[axis], self._period_u[axis], self._lobe[axis] / 4
+        if count:
+            return count
+        if period <= span * (1 + 1e-12):  # periodic
+            return max(self.min_candidates, math.ceil(period / step))
+        return max(self.min_candidates, math.ceil(span / step) + 1)
 
     def _axis_grid(self, axis: int, count: int | None) -> tuple[np.ndarray, float]:
         """Coarse candidate exponents of one axis and their spacing."""
-        span, period, step = self._span[axis], self._period_u[axis], self._lobe[axis] / 4
-        periodic = period <= span * (1 + 1e-12)
-        if periodic:
-            n = count or max(self.min_candidates, math.ceil(period / step))
+        span, period = self._span[axis], self._period_u[axis]
+        n = self._axis_count(axis, count)
+        if period <= span * (1 + 1e-12):  # periodic
             return np.arange(n) * (period / n), period / n
-        n = count or max(self.min_candidates, math.ceil(span / step) + 1)
         return np.linspace(0.0, span, n), span / (n - 1)
 
     def _coarse(self, resolution: int | None) -> tuple[np.ndarray, Any, Any | None, list[float]]:
@@ -72,6 +81,14 @@ class ExponentSearch:
         small enough to keep, and the spacing per axis."""
         key = ("coarse", resolution)
         if key not in self._decode_cache:
+            counts = [self._axis_count(a, resolution) for a in range(self.n_axes)]
+            if math.prod(counts) > MAX_CANDIDATES:
+                raise ValueError(
+                    f"decoding would compare {math.prod(counts):.3g} candidates "
+                    f"({' x '.join(map(str, counts))} per axis, a quarter of the kernel's width apart "
+                    "over the bandwidth), more than "
+                    f"{MAX_CANDIDATES}; pass resolution= (candidates per axis) to search fewer"
+                )
             axes = [self._axis_grid(a, resolution) for a in range(self.n_axes)]
             mesh = np.meshgrid(*(g for g, _ in axes), indexing="ij")
             grid = np.stack([m.reshape(-1) for m in mesh], axis=-1)
@@ -204,7 +221,8 @@ class ExponentSearch:
         wrapped = u - xp.floor(u / period) * period
         wrapped = xp.where(wrapped >= period, wrapped - period, wrapped)  # -tiny wraps to period
         u = xp.where(periodic, wrapped, xp.minimum(xp.maximum(u, 0), span))
-        return u / self._scale_b + self._offset_b
+        # (u / scale + offset), from the halves and doubles: the same rounding, no overflow
+        return (u / self._double_scale_b + self._half_offset_b) * 2
 
     def decode(self, vectors: Any, *, resolution: int | None = None) -> Any:
         """The value (point) whose encoding is most similar to each vector.
@@ -221,8 +239,11 @@ class ExponentSearch:
         model, xp = self.model, self.xp
         if resolution is not None:
             resolution = check_int(resolution, "resolution", 2)
-        vectors = model.check(vectors, "vectors")
+        vectors = check_vectors(model, vectors, "vectors")
         batch = tuple(vectors.shape[:-1])
+        shape = batch if self.dims is None else (*batch, self.n_axes)
+        if is_empty(batch):
+            return xp.zeros(shape, dtype=wide_float(self.backend), device=self.backend.device)
         q = xp.reshape(vectors, (-1, model.vector_length))
         values = self._search(q, resolution)
-        return xp.reshape(values, batch if self.dims is None else (*batch, self.n_axes))
+        return xp.reshape(values, shape)

@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_bool, check_int, check_number
 from ..models.base import VSAModel
 from ..random import Purpose, fold_in
-from ._common import Sums, block_rows, quantize, take_rows
-from ._values import check_values
+from ._common import Sums, block_rows, level_step, quantize, take_rows
+from ._values import check_values, empty_vectors
 from .base import Encoder
 from .levels import LevelCodes
 
@@ -85,11 +85,16 @@ class ImageEncoder(Encoder):
             raise TypeError(f"shape must be (height, width), got {shape!r}")
         self.shape = (check_int(shape[0], "shape[0]", 1), check_int(shape[1], "shape[1]", 1))
         self.levels = check_int(levels, "levels", 2)
-        low, high = (float(v) for v in value_range)
-        if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        try:
+            low, high = value_range
+        except (TypeError, ValueError):
+            raise TypeError(f"value_range must be a pair (low, high), got {value_range!r}") from None
+        low, high = check_number(low, "value_range[0]"), check_number(high, "value_range[1]")
+        if not low < high:
             raise ValueError(f"value_range must be finite (low, high) with low < high, got {value_range!r}")
+        level_step(low, high, self.levels)  # the levels are floats apart
         self.value_range = (low, high)
-        self.clip = bool(clip)
+        self.clip = check_bool(clip, "clip")
         height, width = self.shape
         self.row_codes = model.draw(height, self.seed, Purpose.PIXEL_POSITIONS, 1)  # Y_y
         self.column_codes = model.draw(width, self.seed, Purpose.PIXEL_POSITIONS, 0)  # X_x
@@ -137,7 +142,12 @@ class ImageEncoder(Encoder):
         """One image ``(H, W)`` -> one vector; a batch ``(n, H, W)`` -> ``(n, vector_length)``."""
         q = self.quantize(images)
         single = q.ndim == 2
-        q = q.reshape(-1, self.n_pixels)
+        return self._encode_quantized(q.reshape(-1, self.n_pixels), single)
+
+    def _encode_quantized(self, q: np.ndarray, single: bool) -> Any:
+        """Level indices ``(n, pixels)`` -> vectors; the empty batch -> ``(0, vector_length)``."""
+        if q.shape[0] == 0:
+            return empty_vectors(self.model, (0,))
         if self._sums is not None and self._sums.elementwise:
             out = self._encode_products(q)
         else:
@@ -152,13 +162,7 @@ class ImageEncoder(Encoder):
         if q.size and (q.min() < 0 or q.max() >= self.levels):
             raise ValueError(f"level indices must lie in [0, {self.levels - 1}]")
         single = q.ndim == 2
-        q = q.reshape(-1, self.n_pixels).astype(np.int64)
-        out = (
-            self._encode_products(q)
-            if self._sums is not None and self._sums.elementwise
-            else self._encode_gathered(q)
-        )
-        return out[0] if single else out
+        return self._encode_quantized(q.reshape(-1, self.n_pixels).astype(np.int64), single)
 
     # -- the matrix-product path ----------------------------------------------------------
     def _prepare(self) -> dict[str, Any]:

@@ -13,7 +13,15 @@ from .._validation import check_bool, check_int
 from ..models.base import VSAModel
 from ..random import Purpose, random_words
 from ._jit import compiled
-from ._values import check_values, host_backend, index_dtype, wide_float
+from ._values import (
+    check_values,
+    check_vectors,
+    empty_vectors,
+    host_backend,
+    index_dtype,
+    is_empty,
+    wide_float,
+)
 from .base import Encoder
 from .fpe_decode import TABLE_BYTES
 from .phase_codes import PhaseCodec, check_phasor_model
@@ -141,6 +149,8 @@ class ResidueEncoder(Encoder):
             x = xp.clip(x, 0, self.modulus - 1)
         if not self.backend.is_traced(x) and not bool(xp.all(x == xp.floor(x))):
             raise ValueError("ResidueEncoder encodes integers; got values with a fractional part")
+        if is_empty(tuple(x.shape)):  # no FFT of zero rows (torch's MKL refuses it)
+            return empty_vectors(self.model, tuple(x.shape))
         fn = compiled(
             self.model.kernel_cache,
             ("residue", self.moduli),
@@ -235,8 +245,10 @@ class ResidueEncoder(Encoder):
         model, xp = self.model, self.xp
         if method not in ("auto", "exhaustive", "moduli"):
             raise ValueError(f"method must be 'auto', 'exhaustive' or 'moduli', got {method!r}")
-        vectors = model.check(vectors, "vectors")
+        vectors = check_vectors(model, vectors, "vectors")
         batch = tuple(vectors.shape[:-1])
+        if is_empty(batch):
+            return xp.zeros(batch, dtype=self._int, device=self.backend.device)
         q = xp.reshape(vectors, (-1, model.vector_length))
         if method == "auto":
             nbytes = self.modulus * model.vector_length * np.dtype(model.dtype_name).itemsize

@@ -16,10 +16,12 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_int, check_number
+from ..backends import dtype_name
 from ..models.base import VSAModel
 from ..random import Purpose
+from ._common import level_step
 from ._jit import compiled
-from ._values import check_values, index_dtype, wide_float
+from ._values import check_values, check_vectors, empty_vectors, index_dtype, is_empty, wide_float
 from .base import Encoder
 from .levels import LevelCodes
 
@@ -36,16 +38,22 @@ def _levels_argument(levels: Any, alias: Any, alias_name: str) -> int:
     return 100 if value is None else check_int(value, "levels", 2)
 
 
-def _level_index(xp: Any, low: float, step: float, levels: int, x: Any) -> Any:
-    """The nearest level of each value, as indices."""
-    index = xp.round((x - low) * (1 / step))
+def _level_index(xp: Any, low: float, step: float, levels: int, halved: bool, x: Any) -> Any:
+    """The nearest level of each value, as indices. ``halved``: the range exceeds the
+    largest float, so ``x - low`` is taken as ``x / 2 - low / 2`` (which cannot overflow)."""
+    if halved:
+        index = xp.round((x * 0.5 - low * 0.5) * (2 / step))
+    else:
+        index = xp.round((x - low) * (1 / step))
     return xp.astype(xp.clip(index, 0, levels - 1), xp.int32)
 
 
-def _level_vectors(model: VSAModel, low: float, step: float, levels: int, x: Any, table: Any) -> Any:
+def _level_vectors(
+    model: VSAModel, low: float, step: float, levels: int, halved: bool, x: Any, table: Any
+) -> Any:
     """The rows of ``table`` of the nearest levels of checked values ``x``."""
     xp = model.xp
-    index = _level_index(xp, low, step, levels, x)
+    index = _level_index(xp, low, step, levels, halved, x)
     rows = xp.take(table, xp.reshape(index, (-1,)), axis=0)
     return xp.reshape(rows, (*index.shape, model.vector_length))
 
@@ -62,7 +70,8 @@ class _LevelTable(Encoder):
         if self.min_val >= self.max_val:
             raise ValueError(f"min_val must be below max_val, got min_val={min_val!r}, max_val={max_val!r}")
         self.levels, self.clip = levels, check_bool(clip, "clip")
-        self.step = (self.max_val - self.min_val) / (levels - 1)
+        top = float(np.finfo(np.dtype(dtype_name(wide_float(self.backend)))).max)
+        self.step, self._halved = level_step(self.min_val, self.max_val, levels, top)
         self._table: Any = None
 
     @property
@@ -73,9 +82,15 @@ class _LevelTable(Encoder):
     @property
     def level_values(self) -> Any:
         """The value of each level (the backend's widest float), shape ``(levels,)``."""
-        xp = self.xp
-        index = xp.arange(self.levels, dtype=wide_float(self.backend), device=self.backend.device)
-        return self.min_val + index * self.step
+        index = self.xp.arange(self.levels, dtype=wide_float(self.backend), device=self.backend.device)
+        return self._values_of(index)
+
+    def _values_of(self, index: Any) -> Any:
+        """The values of levels ``index`` (floats of the backend), without overflow."""
+        if not self._halved:
+            return self.min_val + index * self.step
+        half = (self.min_val * 0.5 + index * (self.step * 0.5)) * 2
+        return self.xp.minimum(half, self.max_val)
 
     def _checked(self, values: Any, clip: bool | None) -> Any:
         clip = self.clip if clip is None else clip
@@ -84,26 +99,34 @@ class _LevelTable(Encoder):
 
     def level_index(self, values: Any, *, clip: bool | None = None) -> Any:
         """The index of the level nearest to each value (integers, the shape of ``values``)."""
-        return _level_index(self.xp, self.min_val, self.step, self.levels, self._checked(values, clip))
+        return _level_index(
+            self.xp, self.min_val, self.step, self.levels, self._halved, self._checked(values, clip)
+        )
 
     def encode(self, values: Any, *, clip: bool | None = None) -> Any:
         """One value or an array of values -> their nearest levels' vectors, ``(..., vector_length)``."""
-        key = ("levels", self.min_val, self.step, self.levels)
+        key = ("levels", self.min_val, self.step, self.levels, self._halved)
         fn = compiled(
             self.model.kernel_cache,
             key,
-            partial(_level_vectors, self.model, self.min_val, self.step, self.levels),
+            partial(_level_vectors, self.model, self.min_val, self.step, self.levels, self._halved),
             self.backend,
         )
-        return fn(self._checked(values, clip), self._table)
+        x = self._checked(values, clip)
+        if is_empty(tuple(x.shape)):
+            return empty_vectors(self.model, tuple(x.shape))
+        return fn(x, self._table)
 
     def decode(self, vectors: Any) -> Any:
         """The value of the level most similar to each vector: a 0-d array for one vector, else
         shape ``(...)`` (one ``similarity_matrix`` against the table)."""
         xp, model = self.xp, self.model
-        vectors = model.check(vectors, "vectors")
+        vectors = check_vectors(model, vectors, "vectors")
+        batch = tuple(vectors.shape[:-1])
+        if is_empty(batch):
+            return xp.zeros(batch, dtype=wide_float(self.backend), device=self.backend.device)
         best = xp.argmax(model.similarity_matrix(vectors, self._table), axis=-1)
-        return self.min_val + xp.astype(best, wide_float(self.backend)) * self.step
+        return self._values_of(xp.astype(best, wide_float(self.backend)))
 
     def __repr__(self) -> str:
         return (

@@ -15,11 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_bool, check_int, check_number
 from ..models.base import VSAModel
 from ..random import Purpose, fold_in
-from ._common import Sums, block_rows, bundle_segments, permute_rows, power_stack, quantize, take_rows
-from ._values import check_values
+from ._common import (
+    Sums,
+    block_rows,
+    bundle_segments,
+    level_step,
+    permute_rows,
+    power_stack,
+    quantize,
+    take_rows,
+)
+from ._values import check_values, check_vectors, empty_vectors
 from .base import Encoder
 from .fpe import FractionalPowerEncoder
 from .levels import LevelCodes
@@ -122,10 +131,11 @@ class PositionBindingEncoder(Encoder):
         return self.model.bundle(self._positioned(matrix, rows, np.arange(len(rows))))
 
     def encode_batch(self, sequences: Iterable[Sequence[Any] | str]) -> Any:
-        """Many sequences (any lengths) -> ``(n, vector_length)``, equal to encoding each."""
+        """Many sequences (any lengths) -> ``(n, vector_length)``, equal to encoding each
+        (no sequences -> ``(0, vector_length)``; an empty sequence is a ``ValueError``)."""
         parts = [rows_of_sequence(self.symbols, s) for s in sequences]
-        if not parts:
-            raise ValueError("encode_batch needs at least one sequence")
+        if not parts:  # no sequences: no vectors
+            return empty_vectors(self.model, (0,))
         lengths = np.array([len(r) for r, _ in parts], dtype=np.int64)
         for length in lengths:
             self._check_length(int(length))
@@ -154,10 +164,19 @@ class PositionBindingEncoder(Encoder):
         model = self.model
         m = max_positions if max_positions is not None else (self.max_length or 10)
         m = check_int(m, "max_positions", 1)
+        threshold = None if threshold is None else check_number(threshold, "threshold")
+        vectors = check_vectors(model, vectors, "vectors")
+        if vectors.ndim > 2:
+            raise ValueError(
+                f"vectors must be one vector ({model.vector_length},) or a batch "
+                f"(n, {model.vector_length}), got shape {tuple(vectors.shape)}"
+            )
         book = decode_codebook(self.symbols, candidates)
         single = vectors.ndim == 1
         batch = vectors[None, :] if single else vectors  # (n, L)
         n, n_labels = batch.shape[0], len(book)
+        if n == 0:
+            return []
         if self.method == "permute" and n_labels < n:
             # permutations preserve similarity: compare the vectors with the permuted
             # codebook, sim(permute(v, -i), c) == sim(v, permute(c, i)): m * A rows, not m * n
@@ -270,10 +289,11 @@ class NGramEncoder(Encoder):
         return self._encode([sequence])[0]
 
     def encode_batch(self, sequences: Iterable[Sequence[Any] | str]) -> Any:
-        """Many texts -> ``(n_texts, vector_length)``, equal to encoding each."""
+        """Many texts -> ``(n_texts, vector_length)``, equal to encoding each (no texts ->
+        ``(0, vector_length)``)."""
         sequences = list(sequences)
-        if not sequences:
-            raise ValueError("encode_batch needs at least one sequence")
+        if not sequences:  # no texts: no vectors
+            return empty_vectors(self.model, (0,))
         return self._encode(sequences)
 
     def _encode(self, sequences: list[Any]) -> Any:
@@ -370,6 +390,7 @@ class _LevelAxis:
 
     def __init__(self, model: VSAModel, low: float, high: float, levels: int, seed: int) -> None:
         self.model, self.low, self.high = model, low, high
+        level_step(low, high, levels)  # the levels are floats apart
         self.codes = LevelCodes(model, levels, seed)
 
     def encode(self, values: Any) -> Any:
@@ -425,7 +446,7 @@ class TrajectoryEncoder(Encoder):
         self.ranges = _ranges(value_range, self.n_dimensions)
         self.time_range = None if time_range is None else _ranges(time_range, 1)[0]
         self.levels = check_int(levels, "levels", 2)
-        self.clip = bool(clip)
+        self.clip = check_bool(clip, "clip")
         if scalar not in ("auto", "fpe", "level"):
             raise ValueError(f"scalar must be 'auto', 'fpe' or 'level', got {scalar!r}")
         if scalar == "fpe" and not FractionalPowerEncoder.supports(model):
@@ -475,6 +496,10 @@ class TrajectoryEncoder(Encoder):
             raise ValueError(
                 f"points must have shape (T, {d}) or (n, T, {d}) with T > 0, got {tuple(values.shape)}"
             )
+        if n == 0:  # no trajectories: no vectors (times, if given, are still checked)
+            if times is not None:
+                check_values(backend, times, name="times")
+            return empty_vectors(model, (0,))
         codes = None
         for k, (low, high) in enumerate(self.ranges):
             axis_values = check_values(
@@ -504,9 +529,17 @@ class TrajectoryEncoder(Encoder):
 
 
 def _ranges(value_range: Any, d: int) -> list[tuple[float, float]]:
+    if isinstance(value_range, (str, bytes)):
+        raise TypeError(f"value ranges must be (low, high) pairs of numbers, got {value_range!r}")
     try:
-        array = np.asarray(value_range, dtype=np.float64)
-    except (TypeError, ValueError):
+        items = np.asarray(value_range, dtype=object)
+        array = np.array(
+            [check_number(v, "a value range's low or high") for v in items.reshape(-1).tolist()],
+            dtype=np.float64,
+        ).reshape(items.shape)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and "finite" in str(exc):
+            raise ValueError(f"each range must be finite with low < high, got {value_range!r}") from None
         raise TypeError(f"value ranges must be (low, high) pairs of numbers, got {value_range!r}") from None
     if array.shape == (2,):
         array = np.broadcast_to(array, (d, 2))

@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool, check_number
 from ..models.base import VSAModel
 from ._common import bundle_segments, sqrt_dim_threshold, take_rows
+from ._values import check_vectors, empty_vectors
 from .base import Encoder
 from .symbols import SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols
 
@@ -68,7 +70,8 @@ class RecordEncoder(Encoder):
             for role, filler in record.items():
                 role_labels.append(role)
                 if model.backend.is_array(filler):
-                    vector_slots.append((len(filler_labels), model.check(filler, f"filler of {role!r}")))
+                    vector = check_vectors(model, filler, f"filler of {role!r}")  # no NaN fillers
+                    vector_slots.append((len(filler_labels), vector))
                     filler_labels.append(None)
                 else:
                     filler_labels.append(filler)
@@ -91,10 +94,11 @@ class RecordEncoder(Encoder):
         return self.model.bundle(items)
 
     def encode_batch(self, records: Iterable[Mapping[Any, Any]]) -> Any:
-        """Many records (any numbers of fields) -> ``(n, vector_length)``."""
+        """Many records (any numbers of fields) -> ``(n, vector_length)`` (no records ->
+        ``(0, vector_length)``; an empty record is a ``ValueError``)."""
         records = list(records)
-        if not records:
-            raise ValueError("encode_batch needs at least one record")
+        if not records:  # no records: no vectors
+            return empty_vectors(self.model, (0,))
         items, lengths = self._pairs(records)
         return bundle_segments(self.model, items, lengths)
 
@@ -108,6 +112,7 @@ class RecordEncoder(Encoder):
         """The filler of ``role``: ``(label, similarity)`` for one record, a list of them
         for a batch ``(n, vector_length)``; the nearest of ``candidates`` (default:
         every filler seen), all records in one similarity matrix."""
+        records = check_vectors(self.model, records, "records")
         book = decode_codebook(self.fillers, candidates, "fillers")
         return book.cleanup(self.unbind(records, role))
 
@@ -119,6 +124,12 @@ class RecordEncoder(Encoder):
     ) -> dict[Any, tuple[Any, float]]:
         """Every field of one record: ``{role: (filler, similarity)}`` for ``roles``
         (default: every role seen), unbound and cleaned up together."""
+        record = check_vectors(self.model, record, "record")
+        if record.ndim != 1:
+            raise ValueError(
+                f"decode_all reads one record, shape ({self.model.vector_length},); got shape "
+                f"{tuple(record.shape)} (use decode(records, role) for a batch)"
+            )
         roles = list(roles) if roles is not None else _labels(self.roles)
         if not roles:
             raise ValueError("no roles to decode")
@@ -162,7 +173,7 @@ class GraphEncoder(Encoder):
         seed: int | None = None,
     ) -> None:
         super().__init__(model, seed=seed)
-        self.directed = bool(directed)
+        self.directed = check_bool(directed, "directed")
         self.nodes = resolve_symbols(model, nodes, self.seed, "node")
 
     def _edges(self, edge_lists: list[Any]) -> tuple[Any, np.ndarray]:
@@ -204,10 +215,11 @@ class GraphEncoder(Encoder):
         return self.model.bundle(items)
 
     def encode_batch(self, graphs: Iterable[Iterable[tuple[Any, Any]]]) -> Any:
-        """Many graphs -> ``(n, vector_length)``."""
+        """Many graphs -> ``(n, vector_length)`` (no graphs -> ``(0, vector_length)``; a graph
+        without edges is a ``ValueError``)."""
         graphs = list(graphs)
-        if not graphs:
-            raise ValueError("encode_batch needs at least one graph")
+        if not graphs:  # no graphs: no vectors
+            return empty_vectors(self.model, (0,))
         items, lengths = self._edges(graphs)
         return bundle_segments(self.model, items, lengths)
 
@@ -224,6 +236,11 @@ class GraphEncoder(Encoder):
         model = self.model
         if direction not in ("out", "in"):
             raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+        graph = check_vectors(model, graph, "graph")
+        if graph.ndim != 1:
+            raise ValueError(
+                f"graph must be one vector of shape ({model.vector_length},), got shape {tuple(graph.shape)}"
+            )
         book = decode_codebook(self.nodes, candidates, "nodes")
         several = isinstance(node, list)
         keys = _vectors(self.nodes, node if several else [node])
@@ -253,7 +270,10 @@ class GraphEncoder(Encoder):
         """Nodes joined to ``node`` (targets for ``direction="out"``, sources for
         ``"in"``): ``[(label, similarity), ...]`` best first, those with similarity
         >= ``threshold`` (default ``4.5/sqrt(dim)``). A list of nodes gives a list."""
-        threshold = sqrt_dim_threshold(self.model) if threshold is None else float(threshold)
+        if threshold is None:
+            threshold = sqrt_dim_threshold(self.model)
+        else:
+            threshold = check_number(threshold, "threshold")
         book, sims = self.similarities(graph, node, direction=direction, candidates=candidates)
         host = self.model.backend.to_numpy(sims)
         rows = host.reshape(-1, len(book))

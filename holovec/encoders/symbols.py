@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool, check_int
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import take_rows
+from ._values import check_vectors, host_backend
 from .base import Encoder
 
 __all__ = ["SymbolCodebook", "SymbolTable", "label_digest"]
@@ -100,7 +102,7 @@ class SymbolTable(Encoder):
         if not isinstance(namespace, str):
             raise TypeError(f"namespace must be a str, got {type(namespace).__name__}")
         self.namespace = namespace
-        self.cache = bool(cache)
+        self.cache = check_bool(cache, "cache")
         self._rows: dict[int, int] = {}  # digest -> row of self._store
         self._labels: list[Any] = []
         self._store: Any = None
@@ -154,12 +156,16 @@ class SymbolTable(Encoder):
         labels = list(labels)
         if not self.cache:
             return self.draw(labels)
+        if not labels:  # no labels: no vectors
+            return self._draw_streams([])
         rows = self.rows(labels)
         return take_rows(self.model, self._store, rows)
 
     def rows(self, labels: Iterable[Any]) -> np.ndarray:
         """Rows of :attr:`matrix` holding ``labels`` (added to the table where new)."""
         labels = list(labels)
+        if not labels:
+            return np.zeros(0, dtype=np.int64)
         digests = [self.digest(x) for x in labels]
         known = self._rows
         new: dict[int, Any] = {}
@@ -173,8 +179,6 @@ class SymbolTable(Encoder):
             self._labels.extend(new.values())
             xp = self.model.xp
             self._store = fresh if self._store is None else xp.concat([self._store, fresh], axis=0)
-        if self._store is None:
-            raise ValueError("no labels given")
         return np.fromiter((known[d] for d in digests), dtype=np.int64, count=len(digests))
 
     def encode(self, labels: Any) -> Any:
@@ -288,20 +292,22 @@ class SymbolCodebook:
         """The ``k`` nearest labels of each query with their similarities.
 
         One query ``(vector_length,)`` and ``k=1`` give ``(label, similarity)``; ``k > 1``
-        a list of ``k`` such pairs, best first. A batch ``(n, vector_length)`` gives a
-        list of those, one per query. One similarity matrix for all queries.
+        a list of ``k`` such pairs, best first (at most ``len(self)``). A batch
+        ``(n, vector_length)`` gives a list of those, one per query. Equal similarities are
+        ordered by row, lowest first, as in :mod:`holovec.retrieval`. One similarity matrix
+        for all queries; queries holding NaN or infinity raise ``ValueError``.
         """
         model = self.model
+        k = check_int(k, "k", 1)
+        queries = check_vectors(model, queries, "queries")
         sims = model.backend.to_numpy(self.similarities(queries))
         single = sims.ndim == 1
         sims = sims.reshape(-1, len(self))
         if k == 1:
-            best = np.argmax(sims, axis=1)[:, None]
-        else:
-            k = min(int(k), len(self))
-            part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-            best = np.take_along_axis(part, np.argsort(-np.take_along_axis(sims, part, 1), axis=1), 1)
-        values = np.take_along_axis(sims, best, axis=1)
+            best = np.argmax(sims, axis=1)[:, None]  # the first of equal maxima: lowest row
+            values = np.take_along_axis(sims, best, axis=1)
+        else:  # score descending, lowest row first among equal scores
+            values, best = host_backend().top_k(sims, k)
         out = [
             [(self.labels[i], float(s)) for i, s in zip(row_i, row_s, strict=True)]
             for row_i, row_s in zip(best.tolist(), values.tolist(), strict=True)
@@ -326,14 +332,14 @@ def rows_of_sequence(symbols: SymbolTable | SymbolCodebook, sequence: Any) -> tu
         codes = np.frombuffer(sequence.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         distinct, inverse = np.unique(codes, return_inverse=True)
         rows = symbols.rows([chr(c) for c in distinct.tolist()])
-        return rows[inverse.reshape(-1)], symbols.matrix
+        return rows[inverse.reshape(-1)], symbols._store
     items = _as_list(sequence)
     kinds = set(map(type, items))
     if len(items) > 1 and (kinds == {str} or kinds == {int}):  # numpy sorts these in C
         distinct, inverse = np.unique(np.asarray(items), return_inverse=True)
         rows = symbols.rows(distinct.tolist())
-        return rows[inverse.reshape(-1)], symbols.matrix
-    return symbols.rows(items), symbols.matrix
+        return rows[inverse.reshape(-1)], symbols._store
+    return symbols.rows(items), symbols._store  # None for an empty table and no items
 
 
 def _as_list(sequence: Any) -> list[Any]:

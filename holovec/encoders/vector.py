@@ -22,9 +22,13 @@ pointwise function of a projection.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from .._validation import check_int
+import numpy as np
+
+from .._validation import check_int, check_number
+from ..backends import dtype_name
 from ..models.base import VSAModel
 from ..random import Purpose, random_normal
 from ._common import Sums
@@ -64,9 +68,13 @@ class VectorEncoder(Encoder):
     ) -> None:
         super().__init__(model, seed=seed)
         self.n_features = check_int(n_features, "n_features", 1)
-        bandwidth = float(bandwidth)
-        if not (bandwidth > 0 and bandwidth < float("inf")):
-            raise ValueError(f"bandwidth must be a positive finite number, got {bandwidth}")
+        bandwidth = check_number(bandwidth, "bandwidth")
+        top = float(np.finfo(np.dtype(dtype_name(self.real_dtype))).max)
+        if not (bandwidth > 0 and bandwidth <= top):
+            raise ValueError(
+                f"bandwidth must be a positive finite number that fits the projection's "
+                f"{dtype_name(self.real_dtype)} (at most {top:.6g}), got {bandwidth}"
+            )
         self.bandwidth = bandwidth
         self._matrix: Any = None
         self._sums = Sums.of(model)
@@ -99,7 +107,22 @@ class VectorEncoder(Encoder):
             raise ValueError(
                 f"x must have shape ({self.n_features},) or (n, {self.n_features}), got {tuple(values.shape)}"
             )
-        return xp.astype(values, self.real_dtype) @ self.matrix
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by encode, by row
+            return xp.astype(values, self.real_dtype) @ self.matrix
+
+    def _largest(self, z: Any, what: str) -> Any:
+        """The largest magnitude of each row of ``z`` (keepdims); ``ValueError`` naming the
+        rows where it is not finite (the projection overflowed), unless traced."""
+        xp, backend = self.model.xp, self.model.backend
+        largest = xp.max(xp.abs(z), axis=-1, keepdims=True)
+        if backend.is_traced(largest) or bool(xp.all(xp.isfinite(largest))):
+            return largest
+        bad = ~np.isfinite(backend.to_numpy(largest)[..., 0])
+        rows = "the vector" if bad.ndim == 0 else f"rows {np.flatnonzero(bad)[:10].tolist()}"
+        raise ValueError(
+            f"x: {what} of {rows} overflows {dtype_name(self.real_dtype)} (the features are too large); "
+            "scale the features down"
+        )
 
     def encode(self, x: Any) -> Any:
         """One feature vector ``(f,)`` -> one hypervector; ``(n, f)`` -> ``(n, vector_length)``."""
@@ -107,7 +130,18 @@ class VectorEncoder(Encoder):
         z = self.project(x)
         kind = model.element_kind
         if kind == "phasor":  # the projection as phases
-            return xp.astype(model.backend.unit_phasor(self.bandwidth * z), model.dtype)
+            with np.errstate(over="ignore"):
+                phases = self.bandwidth * z
+            self._largest(phases, "bandwidth * (x @ R)")
+            return xp.astype(model.backend.unit_phasor(phases), model.dtype)
+        largest = self._largest(z, "the projection x @ R")
+        if kind in ("bounded", "gaussian"):
+            # scale-free kinds: rows whose squares would overflow (or underflow to 0) are
+            # scaled to a largest magnitude of 1 first; the others are left exactly as they are
+            info = np.finfo(np.dtype(dtype_name(self.real_dtype)))
+            high, low = math.sqrt(float(info.max) / model.dim) / 2, math.sqrt(float(info.tiny)) * 2
+            rescale = (largest > high) | ((largest < low) & (largest > 0))
+            z = z / xp.where(rescale, largest, xp.ones_like(largest))
         if kind == "bounded":  # unit RMS, then the model's clip to [-1, 1]
             norm = xp.sqrt(xp.sum(z * z, axis=-1, keepdims=True) / model.dim)
             return model.normalize(xp.astype(z / xp.where(norm > 0, norm, 1), model.dtype))
