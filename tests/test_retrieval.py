@@ -321,11 +321,13 @@ def test_loaded_codebook_works_with_an_equal_model(make_model, spec, tmp_path):
 
 
 def test_load_file_without_model_seed(make_model, tmp_path):
-    """Files written before the model's seed was recorded (same format version) still load."""
+    """Files written before the model's seed was recorded (same format version) still load.
+    Those files had no checksum of the metadata either (deleting the model's seed from a
+    newer file is an edit that its ``sha256_metadata`` refuses: see test_hardening_retrieval)."""
     model = make_model("MAP", 64, seed=4)
     path, old = tmp_path / "new.npz", tmp_path / "old.npz"
     Codebook.from_seed(model, ["a", "b"], seed=1).save(path)
-    _rewrite(path, old, meta_change=lambda m: m.pop("model_seed"))
+    _rewrite(path, old, meta_change=lambda m: (m.pop("model_seed"), m.pop("sha256_metadata")))
     loaded = Codebook.load(old, device="cpu")
     assert loaded.model.seed is None and loaded.labels == ["a", "b"]
     assert loaded.model == make_model("MAP", 64)

@@ -2,23 +2,48 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
+from .._validation import check_int, check_number
 from ..backends import DTYPE_KINDS
 from ..models.base import CHUNK_BYTES, VSAModel
+from ._checks import check_finite
 from .codebook import Codebook, _check_same_model
-from .store import search
+from .store import SearchIndex, _search
 
 __all__ = ["cleanup"]
 
 
-def _items(model: VSAModel, codebook: Any) -> Any:
+def _items(model: VSAModel, codebook: Any) -> tuple[Any, bool]:
+    """The codebook's vectors, and whether they still need the finite check (a
+    :class:`Codebook` checked them when they were added)."""
     if isinstance(codebook, Codebook):
         _check_same_model(model, codebook, "the codebook", "the model given to cleanup")
         if len(codebook) == 0:
             raise ValueError("cannot clean up against an empty codebook")
-        return codebook.vectors
-    return model.check(codebook, "codebook")
+        return codebook.vectors, False
+    items = model.check(codebook, "codebook")
+    if items.ndim != 2:
+        raise ValueError(
+            f"codebook must be a Codebook or a 2-d array (n, {model.vector_length}), "
+            f"got shape {tuple(items.shape)}"
+        )
+    if items.shape[0] == 0:
+        raise ValueError("cannot clean up against an empty codebook: there is no item to map to")
+    return items, True
+
+
+def _check_temperature(temperature: Any) -> float:
+    """A positive number; ``inf`` (all items weighted alike) too."""
+    if isinstance(temperature, (float, np.floating)) and math.isinf(temperature) and temperature > 0:
+        return math.inf
+    value = check_number(temperature, "temperature")
+    if not value > 0:
+        raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+    return value
 
 
 def cleanup(
@@ -34,7 +59,10 @@ def cleanup(
 
     Hard (default): each vector becomes its most similar item (ties: lowest index).
     Soft: the superposition of all items weighted by ``softmax(similarity / temperature)``
-    (attention), projected back with ``model.normalize``.
+    (attention), projected back with ``model.normalize``. As ``temperature`` goes to 0
+    the weights go to those of the most similar items (hard cleanup, tied items blended);
+    every positive temperature works, however small. No noisy vectors (a batch of 0)
+    give an empty batch; an empty codebook raises ``ValueError``.
 
     Examples
     --------
@@ -46,59 +74,70 @@ def cleanup(
     >>> bool((cleanup(model, noisy, book) == book[4]).all())
     True
     """
-    items = _items(model, codebook)
+    items, unchecked = _items(model, codebook)
     model.check(noisy, "noisy")
+    if soft:
+        temperature = _check_temperature(temperature)
+    if chunk_size is not None:
+        chunk_size = check_int(chunk_size, "chunk_size", 1)
+    if unchecked:
+        check_finite(model, items, "codebook")
     xp = model.xp
-    if not soft:
-        _, idx = search(model, noisy, items, 1, chunk_size=chunk_size)
+    if math.prod(noisy.shape[:-1]) == 0:  # no vectors: nothing to clean up
+        return xp.zeros(noisy.shape, dtype=model.dtype, device=model.device)
+    if not soft:  # the search checks that the noisy vectors are finite
+        _, idx = _search(model, noisy, items, 1, chunk_size, check_items=False, name="noisy")
         flat = xp.reshape(idx, (-1,))
         return xp.reshape(xp.take(items, flat, axis=0), noisy.shape)
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-        raise ValueError(f"temperature must be a positive number, got {temperature!r}")
-    if chunk_size is not None and (
-        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
-    ):
-        raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
-    return _soft_cleanup(model, noisy, items, float(temperature), chunk_size)
+    check_finite(model, noisy, "noisy")
+    return _soft_cleanup(model, noisy, items, temperature, chunk_size)
 
 
 def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, chunk_size: int | None) -> Any:
     """The attention-weighted superposition, one chunk of items at a time with a running
-    softmax (the maximum logit so far rescales what is summed), so that memory stays
-    ``n_noisy x chunk`` plus one chunk of items as floats, however large the codebook."""
+    softmax (the maximum similarity so far rescales what is summed), so that memory stays
+    ``n_noisy x chunk`` plus one chunk of items as floats, however large the codebook.
+
+    The weights are ``exp((s - max) / temperature)``: the maximum is subtracted before the
+    division, so that a tiny temperature gives 0 for every item below the maximum and 1 at
+    it (never ``inf / inf``), and the inverse temperature is capped where its product with
+    a similarity difference (at most 2) would overflow the dtype."""
     xp, backend = model.xp, model.backend
     kind = DTYPE_KINDS[model.dtype_name]
     unpacked = hasattr(model, "unpack") and hasattr(model, "pack")
     queries = model.search_index(xp.reshape(noisy, (-1, model.vector_length)))
-    index = model.search_index(items)
-    n_q, n_items = queries[0].shape[0], items.shape[0]
-    real = backend.dtype("float64" if model.dtype_name in ("float64", "complex128") else "float32")
+    index = SearchIndex(model, items)
+    n_q = queries[0].shape[0]
+    wide = model.dtype_name in ("float64", "complex128")
+    real = backend.dtype("float64" if wide else "float32")
+    cap = float(np.finfo(np.float64 if wide else np.float32).max) / 8
+    inverse = cap if temperature * cap < 1 else 1.0 / temperature
     if chunk_size is None:
         width = model.dim * (16 if kind == "complex" else 8)
         chunk_size = max(1, CHUNK_BYTES // (8 * n_q + width))
     top = total = mixed = None
-    for start in range(0, n_items, chunk_size):
-        stop = min(start + chunk_size, n_items)
-        logits = xp.astype(model.search_scores(queries, tuple(a[start:stop] for a in index)), real)
-        logits = logits / temperature
-        chunk_top = xp.max(logits, axis=-1)
-        new_top = chunk_top if top is None else xp.maximum(top, chunk_top)
-        weights = xp.exp(logits - new_top[:, None])
-        basis = items[start:stop]
-        basis = model.unpack(basis) if unpacked else basis
-        if kind == "complex":
-            weights_c = backend.complex(weights, xp.zeros_like(weights))
-            part = weights_c @ xp.astype(basis, weights_c.dtype)
-        else:
-            part = weights @ xp.astype(basis, real)
-        if top is None:
-            total, mixed = xp.sum(weights, axis=-1), part
-        else:
-            rescale = xp.exp(top - new_top)
-            total = total * rescale + xp.sum(weights, axis=-1)
-            rescale = rescale if kind != "complex" else backend.complex(rescale, xp.zeros_like(rescale))
-            mixed = mixed * rescale[:, None] + part
-        top = new_top
+    for j, (first, last, _) in enumerate(index.blocks):
+        for start in range(0, last - first, chunk_size):
+            stop = min(start + chunk_size, last - first)
+            scores = xp.astype(model.search_scores(queries, index.part(j, start, stop)), real)
+            chunk_top = xp.max(scores, axis=-1)
+            new_top = chunk_top if top is None else xp.maximum(top, chunk_top)
+            weights = xp.exp((scores - new_top[:, None]) * inverse)
+            basis = items[first + start : first + stop]
+            basis = model.unpack(basis) if unpacked else basis
+            if kind == "complex":
+                weights_c = backend.complex(weights, xp.zeros_like(weights))
+                part = weights_c @ xp.astype(basis, weights_c.dtype)
+            else:
+                part = weights @ xp.astype(basis, real)
+            if top is None:
+                total, mixed = xp.sum(weights, axis=-1), part
+            else:
+                rescale = xp.exp((top - new_top) * inverse)
+                total = total * rescale + xp.sum(weights, axis=-1)
+                rescale = rescale if kind != "complex" else backend.complex(rescale, xp.zeros_like(rescale))
+                mixed = mixed * rescale[:, None] + part
+            top = new_top
     if kind == "complex":
         total = backend.complex(total, xp.zeros_like(total))
     mixed = xp.reshape(mixed / total[:, None], (*noisy.shape[:-1], mixed.shape[-1]))

@@ -1,14 +1,36 @@
 """Codebook: labels <-> the stacked vectors of one model, with safe storage.
 
-Stored as ``.npz`` (no pickle) holding the vectors and a JSON metadata record: model,
-dim, dtype, options, backend, seed, format version, the labels and a SHA-256 checksum
-of labels and vectors, all validated on load.
+Stored as ``.npz`` (a zip archive of two ``.npy`` arrays, no pickle): ``vectors`` and
+``metadata``, a JSON record of the format and its version, model, dim, vector length,
+dtype, options, backend, the model's seed and the codebook's, namespace, count, the
+labels and two SHA-256 checksums:
+
+- ``sha256`` covers the labels and the vectors (dtype, shape and bytes);
+- ``sha256_metadata`` covers every other field of the record (``sha256`` included, so
+  the vectors too), in a canonical JSON form: a changed model, dim, dtype, option, seed,
+  namespace or label is refused, not loaded as another model's codebook.
+
+Files written before ``sha256_metadata`` existed (the same format version 1) still load,
+checked by ``sha256`` alone as before. The checksums find damage and edits; they are no
+signature (anyone can recompute them).
+
+NumPy has no bfloat16: bfloat16 vectors are stored as float32 (which holds every bfloat16
+value exactly) with ``dtype`` "bfloat16" in the record, and come back as bfloat16.
+
+Loading reads the zip directory and the ``.npy`` headers first and checks every size,
+shape and dtype against the file and the record before it reads any data, so that a
+crafted or damaged file is refused with a ``ValueError`` using memory bounded by the
+file's own size.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import math
+import re
+import struct
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from os import PathLike
@@ -16,14 +38,28 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import dtype_name
+from ..backends import DTYPE_KINDS, dtype_name
 from ..models.base import VSAModel
 from ..models.registry import models_using_dtype
+from ._checks import check_finite
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Codebook"]
 
 FORMAT = "holovec.codebook"
 FORMAT_VERSION = 1
+
+#: the metadata record may hold this many bytes (UTF-32, as NumPy stores strings) ...
+METADATA_BYTES = 64 * 2**20
+#: ... plus this many per stored vector (its label)
+METADATA_BYTES_PER_ROW = 4096
+#: deflate expands data at most 1032-fold: a member that declares more is crafted
+_DEFLATE_RATIO = 1032
+#: bytes of vectors read (and hashed) at a time
+_READ_BYTES = 2**20
+#: the longest .npy header read (NumPy's own limit is 10,000 characters)
+_HEADER_BYTES = 65536
+_HEX64 = re.compile("[0-9a-f]{64}")
+_SEED = re.compile("[0-9]{1,39}")
 
 
 def _label_key(label: Any) -> Any:
@@ -152,12 +188,30 @@ def _check_same_model(model: VSAModel, book: Codebook, what: str, whose: str) ->
         )
 
 
-def _checksum(labels_json: str, vectors: np.ndarray) -> str:
+def _checksum_start(labels_json: str, dtype: np.dtype, shape: tuple[int, ...]) -> Any:
+    """The SHA-256 of the labels, dtype and shape, to be continued with the vectors' bytes."""
     h = hashlib.sha256()
-    h.update(labels_json.encode("utf-8"))
-    h.update(str(vectors.dtype.str).encode() + str(vectors.shape).encode())
+    h.update(labels_json.encode("utf-8", "surrogatepass"))
+    h.update(str(dtype.str).encode() + str(tuple(shape)).encode())
+    return h
+
+
+def _checksum(labels_json: str, vectors: np.ndarray) -> str:
+    h = _checksum_start(labels_json, vectors.dtype, vectors.shape)
     h.update(np.ascontiguousarray(vectors).tobytes())
     return h.hexdigest()
+
+
+def _metadata_checksum(meta: Mapping[str, Any]) -> str:
+    """SHA-256 of every field of the record but ``sha256_metadata``, as canonical JSON."""
+    record = {k: v for k, v in meta.items() if k != "sha256_metadata"}
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _stored_dtype(name: str) -> np.dtype:
+    """The NumPy dtype in which vectors of dtype ``name`` are stored (bfloat16: float32)."""
+    return np.dtype("float32" if name == "bfloat16" else name)
 
 
 def _model_options(model: VSAModel) -> dict[str, Any]:
@@ -173,9 +227,23 @@ def _seed_field(meta: dict[str, Any], key: str, path: Any) -> int | None:
     value = meta.get(key)
     if value is None:
         return None
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and _SEED.fullmatch(value) and int(value) < 2**128:
         return int(value)
-    raise ValueError(f"{path}: bad {key} {value!r} in the codebook's metadata (expected a decimal int)")
+    raise ValueError(
+        f"{path}: bad {key} {_short(value)} in the codebook's metadata "
+        "(expected a decimal int in [0, 2**128), as a string)"
+    )
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (values from files may be huge)."""
+    if isinstance(value, (list, dict, tuple)):
+        return f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return type(value).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Codebook:
@@ -270,6 +338,7 @@ class Codebook:
                 raise ValueError(
                     f"{len(labels)} labels for {vectors.shape[0]} vectors; give one label per row"
                 )
+            check_finite(model, vectors, "vectors", labels)
         self._labels: list[Any] = labels
         self._vectors = vectors
         self._rows = self._index(labels)
@@ -330,6 +399,7 @@ class Codebook:
         """Make a codebook created from a dict without a model one of ``model``: its vectors
         must be vectors of ``model`` (type, dtype and shape; nothing is converted)."""
         vectors = _model_vectors(model, self._vectors, "the codebook's vectors")
+        check_finite(model, vectors, "the codebook's vectors", self._labels)
         self.model, self._vectors = model, vectors
 
     def _needs_model(self, what: str) -> VSAModel:
@@ -444,6 +514,7 @@ class Codebook:
                 raise ValueError(
                     f"add takes one vector of shape ({self.model.vector_length},), got {tuple(vector.shape)}"
                 )
+            check_finite(self.model, vector, "vector")
             row = vector[None, :]
             self.seed = None  # no longer rebuildable from (model, seed, labels)
         self._vectors = self._xp().concat([self._vectors, row], axis=0)
@@ -474,12 +545,21 @@ class Codebook:
     extend = update
 
     # -- storage -----------------------------------------------------------------------
+    def _host_vectors(self, m: VSAModel) -> np.ndarray:
+        """The vectors as stored: a C-ordered NumPy array (bfloat16 as float32, exactly)."""
+        host = m.backend.to_numpy(self._vectors)
+        if m.dtype_name == "bfloat16" and host.dtype != np.float32:
+            host = host.astype(np.float32)  # JAX gives ml_dtypes' bfloat16: float32 holds it exactly
+        return np.ascontiguousarray(host)
+
     def metadata(self, host_vectors: np.ndarray | None = None) -> dict[str, Any]:
+        """The JSON record that :meth:`save` writes next to the vectors (``host_vectors``:
+        the vectors as stored, if already on the host)."""
         m = self._needs_model("metadata()")
         if host_vectors is None:
-            host_vectors = m.backend.to_numpy(self._vectors)
+            host_vectors = self._host_vectors(m)
         labels_json = _encode_labels(self._labels)
-        return {
+        meta = {
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "model": m.name,
@@ -496,11 +576,13 @@ class Codebook:
             "labels": labels_json,
             "sha256": _checksum(labels_json, host_vectors),
         }
+        meta["sha256_metadata"] = _metadata_checksum(meta)
+        return meta
 
     def save(self, path: str | PathLike) -> None:
         """Write the codebook to ``path`` (``.npz``, no pickle; NumPy adds the suffix if missing)."""
         m = self._needs_model("save()")
-        host = np.ascontiguousarray(m.backend.to_numpy(self._vectors))
+        host = self._host_vectors(m)
         if host.dtype.kind not in "biufc":
             raise TypeError(f"cannot save {m.dtype_name} vectors; NumPy has no such dtype")
         meta = json.dumps(self.metadata(host))
@@ -510,78 +592,42 @@ class Codebook:
     def load(
         cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None, device: Any = None
     ) -> Codebook:
-        """Read a codebook saved by :meth:`save`.
+        """Read a codebook saved by :meth:`save` from ``path`` (or a binary file object).
 
         With ``model``, the file must hold that model's vectors (same name, dim, dtype
         and options); without, a model is created from the metadata (on ``backend``,
         default the one it was saved from, and ``device``, default the backend's best),
         with the saved model's seed, so that it equals a model created like the original.
-        Truncated, tampered or mismatched files raise ``ValueError``.
+        Truncated, tampered, crafted or mismatched files raise ``ValueError`` (a missing
+        file ``FileNotFoundError``); sizes, shapes and dtypes are checked against the file
+        before any data is read, so memory stays bounded by the file's size.
         """
         if model is not None and (backend is not None or device is not None):
             raise TypeError(
                 "give either model= or backend=/device= (for a model created from the file), not both"
             )
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                names = set(data.files)
-                if names != {"vectors", "metadata"}:
-                    raise ValueError(f"expected arrays 'vectors' and 'metadata', found {sorted(names)}")
-                vectors = data["vectors"]
-                meta_raw = data["metadata"]
-        except FileNotFoundError:
-            raise
-        except ValueError as e:
-            raise ValueError(f"{path}: not a valid holovec codebook file: {e}") from None
-        except (OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
-            raise ValueError(
-                f"{path}: not a readable holovec codebook file (truncated or corrupt?): {e}"
-            ) from None
-        try:
-            meta = json.loads(str(meta_raw[()]))
-            if not isinstance(meta, dict):
-                raise TypeError
-        except (ValueError, TypeError, IndexError):
-            raise ValueError(f"{path}: the codebook's metadata is not a JSON record") from None
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{path}: not a holovec codebook (format {meta.get('format')!r})")
-        if meta.get("version") != FORMAT_VERSION:
-            raise ValueError(
-                f"{path}: codebook format version {meta.get('version')!r} is not supported "
-                f"(this holovec reads version {FORMAT_VERSION})"
-            )
-        required = ("model", "dim", "vector_length", "dtype", "options", "count", "labels", "sha256")
-        missing = [k for k in required if k not in meta]
-        if missing:
-            raise ValueError(f"{path}: codebook metadata lacks {', '.join(missing)}")
-        if vectors.ndim != 2 or vectors.shape != (meta["count"], meta["vector_length"]):
-            raise ValueError(
-                f"{path}: vectors have shape {vectors.shape}, the metadata says "
-                f"({meta['count']}, {meta['vector_length']})"
-            )
-        if vectors.dtype.name != meta["dtype"]:
-            raise ValueError(f"{path}: vectors are {vectors.dtype.name}, the metadata says {meta['dtype']}")
-        if not isinstance(meta["labels"], str) or _checksum(meta["labels"], vectors) != meta["sha256"]:
-            raise ValueError(f"{path}: checksum mismatch: the vectors or labels were changed or damaged")
-        try:
-            labels = [_decode_label(x) for x in json.loads(meta["labels"])]
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"{path}: bad labels: {e}") from None
-        if len(labels) != meta["count"]:
-            raise ValueError(f"{path}: {len(labels)} labels for {meta['count']} vectors")
+        if model is not None and not isinstance(model, VSAModel):
+            raise TypeError(f"model must be a VSA model (or None), got {type(model).__name__}")
+        meta, labels, host = _read_codebook(path)
+        path = _where(path)  # for messages
         seed = _seed_field(meta, "seed", path)
         if model is None:
             from ..vsa import VSA
 
-            model = VSA.create(
-                meta["model"],
-                meta["dim"],
-                backend if backend is not None else meta.get("backend"),
-                seed=_seed_field(meta, "model_seed", path),  # absent from older files: None
-                device=device,
-                dtype=meta["dtype"],
-                **meta["options"],
-            )
+            try:
+                model = VSA.create(
+                    meta["model"],
+                    meta["dim"],
+                    backend if backend is not None else meta.get("backend"),
+                    seed=_seed_field(meta, "model_seed", path),  # absent from older files: None
+                    device=device,
+                    dtype=meta["dtype"],
+                    **meta["options"],
+                )
+            except (TypeError, ValueError) as e:
+                raise ValueError(
+                    f"{path}: cannot create the model the codebook's metadata describes: {e}"
+                ) from e
         else:
             want = {
                 "model": model.name,
@@ -592,10 +638,342 @@ class Codebook:
             for key, value in want.items():
                 if meta[key] != value:
                     raise ValueError(
-                        f"{path}: the codebook holds vectors of {key} {meta[key]!r}, "
+                        f"{path}: the codebook holds vectors of {key} {_short(meta[key])}, "
                         f"but the model given has {key} {value!r}"
                     )
-        book = cls(model, labels, vectors if len(labels) else None)
+        if meta["vector_length"] != model.vector_length:
+            raise ValueError(
+                f"{path}: the vectors have length {meta['vector_length']}, but {model.name} vectors of "
+                f"dim {model.dim} have length {model.vector_length}"
+            )
+        vectors = None
+        if labels:
+            if host.dtype.name == model.dtype_name:
+                vectors = host
+            else:  # bfloat16, stored as float32 (every value checked to be a bfloat16)
+                vectors = model.xp.astype(model.backend.from_numpy(host), model.dtype)
+        try:
+            book = cls(model, labels, vectors)
+        except ValueError as e:  # duplicate labels, non-finite vectors
+            raise ValueError(f"{path}: {e}") from None
         book.seed = seed
         book.namespace = meta.get("namespace", "")
         return book
+
+
+# -- reading a codebook file ------------------------------------------------------------------
+class _FileError(ValueError):
+    """A bad file, found by the reader (raised to users as a plain ValueError)."""
+
+
+def _read_codebook(path: Any) -> tuple[dict[str, Any], list[Any], np.ndarray]:
+    """The validated metadata, the labels and the vectors (a NumPy array of native byte
+    order, checksum verified) of the codebook file ``path``; ``ValueError`` for anything
+    that is not a codebook file holovec wrote, ``FileNotFoundError`` for a missing file."""
+    if not isinstance(path, (str, bytes, PathLike)) and not _is_file(path):
+        raise TypeError(f"path must be a file name, a path or a binary file, got {type(path).__name__}")
+    where = _where(path)
+    try:
+        if _is_file(path):
+            return _read_archive(path, where)
+        with open(path, "rb") as fh:
+            return _read_archive(fh, where)
+    except FileNotFoundError:
+        raise
+    except _FileError as e:
+        raise ValueError(str(e)) from None
+    except Exception as e:  # whatever a damaged archive makes zipfile, zlib or NumPy raise
+        raise ValueError(
+            f"{where}: not a readable holovec codebook file (truncated or corrupt?): {type(e).__name__}: {e}"
+        ) from e
+
+
+def _is_file(path: Any) -> bool:
+    return hasattr(path, "read") and hasattr(path, "seek")
+
+
+def _where(path: Any) -> Any:
+    """How messages name ``path``: the path, or the name of a file object (if it has one)."""
+    if _is_file(path):
+        name = getattr(path, "name", None)
+        return name if isinstance(name, (str, bytes, PathLike)) else "the codebook file"
+    return path
+
+
+def _read_archive(fh: Any, path: Any) -> tuple[dict[str, Any], list[Any], np.ndarray]:
+    fh.seek(0, io.SEEK_END)
+    size = fh.tell()
+    fh.seek(0)
+    if not zipfile.is_zipfile(fh):
+        raise _FileError(
+            f"{path}: not a holovec codebook file (a .npz zip archive); a plain .npy file or "
+            "something else was given"
+        )
+    fh.seek(0)
+    with zipfile.ZipFile(fh) as zf:
+        members = _members(zf, size, path)
+        shape, fortran, dtype, header_len = _npy_header(zf, members["vectors"], path, "vectors")
+        if (
+            dtype.hasobject
+            or dtype.names is not None
+            or dtype.subdtype is not None
+            or dtype.kind not in "biufc"
+        ):
+            raise _FileError(f"{path}: the vectors are no array of numbers (dtype {dtype.descr!r})")
+        n_bytes = math.prod(shape) * dtype.itemsize
+        if header_len + n_bytes != members["vectors"].file_size:
+            raise _FileError(
+                f"{path}: the vectors' header says shape {shape} of {dtype.name} ({n_bytes} bytes), "
+                f"but the archive holds {members['vectors'].file_size - header_len} bytes of them"
+            )
+        rows = shape[0] if len(shape) == 2 and shape[1] > 0 else 0  # at most the file's bytes
+        meta = _read_metadata(zf, members["metadata"], path, METADATA_BYTES + METADATA_BYTES_PER_ROW * rows)
+        _check_fields(meta, path)
+        if "sha256_metadata" in meta and _metadata_checksum(meta) != meta["sha256_metadata"]:
+            raise _FileError(
+                f"{path}: checksum mismatch: the metadata was changed or damaged (its checksum covers "
+                "every field: model, dim, dtype, options, seeds, namespace, count, labels)"
+            )
+        count, length = meta["count"], meta["vector_length"]
+        if len(shape) != 2 or shape != (count, length):
+            raise _FileError(f"{path}: vectors have shape {shape}, the metadata says ({count}, {length})")
+        stored = _stored_dtype(meta["dtype"])
+        if dtype.newbyteorder("=") != stored:
+            said = meta["dtype"] + (" (stored as float32)" if meta["dtype"] == "bfloat16" else "")
+            raise _FileError(f"{path}: vectors are {dtype.name}, the metadata says {said}")
+        if fortran:
+            raise _FileError(f"{path}: the vectors are stored in Fortran order; holovec writes C order")
+        labels = _decode_labels(meta["labels"], path)
+        if len(labels) != count:
+            raise _FileError(f"{path}: {len(labels)} labels for {count} vectors")
+        h = _checksum_start(meta["labels"], dtype, shape)
+        vectors = _read_vectors(zf, members["vectors"], header_len, shape, dtype, h, meta["sha256"], path)
+    if not dtype.isnative:  # written on a machine of the other byte order: same values
+        vectors = vectors.astype(dtype.newbyteorder("="))
+    if meta["dtype"] == "bfloat16":
+        _check_bfloat16(vectors, path)
+    return meta, labels, vectors
+
+
+def _members(zf: zipfile.ZipFile, size: int, path: Any) -> dict[str, zipfile.ZipInfo]:
+    """The archive's two members, checked: not encrypted, stored or deflated, sizes that
+    the archive can hold (deflate expands at most 1032-fold)."""
+    found: dict[str, zipfile.ZipInfo] = {}
+    infos = zf.infolist()
+    for info in infos:
+        key = info.filename.removesuffix(".npy")
+        if key in found:
+            raise _FileError(f"{path}: the archive holds {key!r} twice")
+        found[key] = info
+    if set(found) != {"vectors", "metadata"}:
+        names = sorted(found)
+        shown = ", ".join(_short(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+        raise _FileError(
+            f"{path}: not a valid holovec codebook file: expected arrays 'vectors' and 'metadata', "
+            f"found [{shown}]"
+        )
+    for key, info in found.items():
+        if info.flag_bits & 0x1:
+            raise _FileError(f"{path}: the {key} member is encrypted")
+        if info.compress_type == zipfile.ZIP_STORED:
+            if info.compress_size != info.file_size:
+                raise _FileError(f"{path}: the {key} member's sizes disagree (stored, not compressed)")
+        elif info.compress_type == zipfile.ZIP_DEFLATED:
+            if info.file_size > _DEFLATE_RATIO * info.compress_size + 1024:
+                raise _FileError(
+                    f"{path}: the {key} member declares {info.file_size} bytes from {info.compress_size} "
+                    "compressed ones, more than deflate can produce"
+                )
+        else:
+            raise _FileError(
+                f"{path}: the {key} member uses compression method {info.compress_type}; "
+                "holovec reads stored or deflated members"
+            )
+        if info.header_offset + info.compress_size > size:
+            raise _FileError(f"{path}: the {key} member ends past the end of the file (truncated?)")
+    return found
+
+
+def _read_exact(f: Any, n: int, path: Any, what: str) -> bytes:
+    data = f.read(n)
+    if len(data) != n:
+        raise _FileError(f"{path}: the {what} member ends early (truncated?)")
+    return data
+
+
+def _npy_header(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Any, what: str
+) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+    """Shape, Fortran order, dtype and header length of a ``.npy`` member, from its header
+    alone (bounded: NumPy's readers then parse at most ``_HEADER_BYTES``)."""
+    with zf.open(info) as f:
+        magic = _read_exact(f, 8, path, what)
+        if magic[:6] != b"\x93NUMPY":
+            raise _FileError(f"{path}: the {what} member is no .npy array")
+        version = (magic[6], magic[7])
+        if version not in ((1, 0), (2, 0)):
+            raise _FileError(f"{path}: the {what} member has .npy format version {version}, not 1.0 or 2.0")
+        size_format = "<H" if version == (1, 0) else "<I"
+        size_bytes = _read_exact(f, struct.calcsize(size_format), path, what)
+        (length,) = struct.unpack(size_format, size_bytes)
+        if length > _HEADER_BYTES:
+            raise _FileError(f"{path}: the {what} member's .npy header is {length} bytes long")
+        header = _read_exact(f, length, path, what)
+    reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    try:
+        shape, fortran, dtype = reader(io.BytesIO(size_bytes + header))
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError, UnicodeDecodeError) as e:
+        raise _FileError(f"{path}: the {what} member's .npy header is not valid: {e}") from None
+    return tuple(shape), bool(fortran), dtype, 8 + len(size_bytes) + length
+
+
+def _read_metadata(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Any, limit: int) -> dict[str, Any]:
+    shape, _, dtype, header_len = _npy_header(zf, info, path, "metadata")
+    if shape != () or dtype.kind != "U" or dtype.itemsize == 0:
+        raise _FileError(f"{path}: the metadata is no string (dtype {dtype.str}, shape {shape})")
+    if header_len + dtype.itemsize != info.file_size:
+        raise _FileError(f"{path}: the metadata's header and size disagree")
+    if dtype.itemsize > limit:
+        raise _FileError(f"{path}: the metadata is {dtype.itemsize} bytes long, more than {limit} (crafted?)")
+    with zf.open(info) as f:
+        _read_exact(f, header_len, path, "metadata")
+        data = _read_exact(f, dtype.itemsize, path, "metadata")
+    try:
+        text = str(np.frombuffer(data, dtype=dtype)[0])
+        meta = json.loads(text, object_pairs_hook=_record)
+    except RecursionError:
+        raise _FileError(f"{path}: the codebook's metadata is nested too deeply") from None
+    except (ValueError, TypeError, UnicodeError):
+        raise _FileError(f"{path}: the codebook's metadata is not a JSON record") from None
+    if not isinstance(meta, dict):
+        raise _FileError(f"{path}: the codebook's metadata is not a JSON record")
+    return meta
+
+
+def _record(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a JSON object names a field twice")
+    return out
+
+
+def _check_fields(meta: dict[str, Any], path: Any) -> None:
+    """The type (and range) of every field, so that later messages and comparisons are right."""
+    if meta.get("format") != FORMAT:
+        raise _FileError(f"{path}: not a holovec codebook (format {_short(meta.get('format'))})")
+    version = meta.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version != FORMAT_VERSION:
+        raise _FileError(
+            f"{path}: codebook format version {_short(version)} is not supported "
+            f"(this holovec reads version {FORMAT_VERSION})"
+        )
+    required = ("model", "dim", "vector_length", "dtype", "options", "count", "labels", "sha256")
+    missing = [k for k in required if k not in meta]
+    if missing:
+        raise _FileError(f"{path}: codebook metadata lacks {', '.join(missing)}")
+
+    def bad(key: str, expected: str) -> _FileError:
+        value = meta[key]
+        return _FileError(
+            f"{path}: bad {key} in the codebook's metadata: expected {expected}, "
+            f"got {type(value).__name__} {_short(value)}"
+        )
+
+    for key in ("model", "labels"):
+        if not isinstance(meta[key], str):
+            raise bad(key, "a string")
+    for key, low in (("dim", 1), ("vector_length", 1), ("count", 0)):
+        value = meta[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad(key, "an int")
+        if value < low:
+            raise bad(key, f"an int >= {low}")
+    if meta["dtype"] not in DTYPE_KINDS:
+        raise bad("dtype", f"one of {', '.join(DTYPE_KINDS)}")
+    options = meta["options"]
+    if not isinstance(options, dict):
+        raise bad("options", "a JSON object of option names and values")
+    for name, value in options.items():
+        if not isinstance(value, (str, int, float, bool)) and value is not None:
+            raise _FileError(
+                f"{path}: bad value of option {_short(name)} in the codebook's metadata: {_short(value)}"
+            )
+    for key in ("backend", "namespace"):
+        if key in meta and not (isinstance(meta[key], str) or (key == "backend" and meta[key] is None)):
+            raise bad(key, "a string")
+    for key in ("sha256", "sha256_metadata"):
+        if key in meta and not (isinstance(meta[key], str) and _HEX64.fullmatch(meta[key])):
+            raise bad(key, "64 hexadecimal digits")
+    for key in ("seed", "model_seed"):
+        try:
+            _seed_field(meta, key, path)
+        except ValueError as e:
+            raise _FileError(str(e)) from None
+
+
+def _decode_labels(labels_json: str, path: Any) -> list[Any]:
+    try:
+        records = json.loads(labels_json)
+        if not isinstance(records, list):
+            raise ValueError("the labels are not a JSON array")
+        return [_decode_label(x) for x in records]
+    except RecursionError:
+        raise _FileError(f"{path}: bad labels: nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as e:
+        raise _FileError(f"{path}: bad labels: {e}") from None
+
+
+def _read_vectors(
+    zf: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    header_len: int,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    h: Any,
+    expected: str,
+    path: Any,
+) -> np.ndarray:
+    """The vectors, read only as far as the checksum allows: a stored member (whose bytes
+    are in the file) is read and hashed in one pass; a deflated one (which may expand
+    1032-fold) is hashed first, by blocks, and read only if the checksum holds."""
+    n_bytes = math.prod(shape) * dtype.itemsize
+    mismatch = _FileError(f"{path}: checksum mismatch: the vectors or labels were changed or damaged")
+
+    def stream(into: np.ndarray | None) -> None:
+        with zf.open(info) as f:
+            _read_exact(f, header_len, path, "vectors")
+            pos = 0
+            while pos < n_bytes:
+                block = _read_exact(f, min(_READ_BYTES, n_bytes - pos), path, "vectors")
+                if into is None:
+                    h.update(block)
+                else:
+                    into[pos : pos + len(block)] = np.frombuffer(block, dtype=np.uint8)
+                pos += len(block)
+
+    if info.compress_type == zipfile.ZIP_STORED:  # its bytes are in the file: read them once
+        out = np.empty(shape, dtype=dtype)
+        flat = out.reshape(-1).view(np.uint8)
+        stream(flat)
+        h.update(flat)
+        if h.hexdigest() != expected:
+            raise mismatch
+        return out
+    stream(None)
+    if h.hexdigest() != expected:
+        raise mismatch
+    out = np.empty(shape, dtype=dtype)
+    stream(out.reshape(-1).view(np.uint8))
+    return out
+
+
+def _check_bfloat16(vectors: np.ndarray, path: Any) -> None:
+    """float32 vectors that must all be bfloat16 values (their low 16 bits zero)."""
+    words = vectors.reshape(-1).view(np.uint32)
+    step = _READ_BYTES // 4
+    for start in range(0, words.size, step):
+        if np.any(words[start : start + step] & 0xFFFF):
+            raise _FileError(
+                f"{path}: the metadata says bfloat16, but the stored float32 vectors "
+                "hold values that are no bfloat16"
+            )

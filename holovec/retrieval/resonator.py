@@ -26,7 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool, check_int, check_number
 from ..backends import DTYPE_KINDS, dtype_name
+from ..models.base import VSAModel
+from ._checks import check_finite
 
 __all__ = ["Resonator", "ResonatorResult"]
 
@@ -108,6 +111,11 @@ class Resonator:
         tol: float = 1e-5,
         match_threshold: float = 0.999,
     ) -> None:
+        if not isinstance(model, VSAModel):
+            raise TypeError(
+                f"model must be a VSA model (from VSA.create), got {type(model).__module__}."
+                f"{type(model).__name__}"
+            )
         self.model = model
         self.xp = model.xp
         kind = DTYPE_KINDS.get(dtype_name(model.dtype), "other")
@@ -125,14 +133,14 @@ class Resonator:
                 f"Resonator needs a commutative bind (it unbinds the other factors in any order); "
                 f"{model!r} does not commute"
             )
-        if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-            raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
-        if not isinstance(ols, bool):
-            raise TypeError(f"ols must be True or False, got {ols!r}")
+        max_iter = check_int(max_iter, "max_iter", 1)
+        check_bool(ols, "ols")
+        tol = check_number(tol, "tol")
         if not 0 <= tol < 1:
-            raise ValueError(f"tol must be in [0, 1), got {tol!r}")
+            raise ValueError(f"tol must be a number in [0, 1), got {tol!r}")
+        match_threshold = check_number(match_threshold, "match_threshold")
         if not -1 <= match_threshold <= 1:
-            raise ValueError(f"match_threshold must be in [-1, 1], got {match_threshold!r}")
+            raise ValueError(f"match_threshold must be a number in [-1, 1], got {match_threshold!r}")
         if isinstance(codebooks, model.backend.array_type) or not isinstance(codebooks, (list, tuple)):
             raise TypeError("codebooks must be a list or tuple of arrays, one (n_f, dim) codebook per factor")
         if len(codebooks) < 2:
@@ -147,7 +155,7 @@ class Resonator:
                 )
             if book.shape[0] == 0:
                 raise ValueError(f"codebooks[{f}] is empty; every factor needs at least one item")
-            books.append(book)
+            books.append(check_finite(model, book, f"codebooks[{f}]"))
         self.codebooks = books
         self.max_iter = int(max_iter)
         self.ols = ols
@@ -218,17 +226,28 @@ class Resonator:
 
     # -- the network ---------------------------------------------------------------------
     def factor(self, products: Any) -> ResonatorResult:
-        """Factor one product (shape ``(dim,)``) or a batch (``(n_products, dim)``)."""
+        """Factor one product (shape ``(dim,)``) or a batch (``(n_products, dim)``); a batch
+        of none (``(0, dim)``) gives a result of none."""
         model, xp = self.model, self.xp
         model.check(products, "products")
         if products.ndim > 2:
             raise ValueError(
                 f"products must have shape (dim,) or (n_products, dim), got {tuple(products.shape)}"
             )
+        check_finite(model, products, "products")
         s = products if products.ndim == 2 else products[None, :]
         n = s.shape[0]
         F = len(self.codebooks)
         backend = model.backend
+        if n == 0:
+            return ResonatorResult(
+                indices=np.zeros((0, F), dtype=np.int64),
+                similarities=np.zeros((0, F), dtype=np.float64),
+                iterations=np.zeros(0, dtype=np.int64),
+                converged=np.zeros(0, dtype=bool),
+                reconstruction=np.zeros(0, dtype=np.float64),
+                estimates=xp.zeros((F, 0, model.vector_length), dtype=model.dtype, device=model.device),
+            )
         est = [xp.broadcast_to(x0, s.shape) for x0 in self._init]
         idx: list[Any] = [None] * F
         sims: list[Any] = [None] * F

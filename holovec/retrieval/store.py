@@ -2,11 +2,15 @@
 
 A store keeps its codebook in the model's search form (``model.search_index``: the
 item norms for cosine models, the items bit-packed for BSC), made once at the first
-search. Each chunk of items is then one matrix product (or XOR/popcount on packed bits),
-and a running top-k per query is merged chunk by chunk, so memory stays
-``n_queries x chunk`` however many items there are. Top-k uses the backend's partial
-selection (:meth:`holovec.backends.Backend.top_k`); equal similarities come back
-lowest index first.
+search, block by block of items, so that the memory it takes while it is made stays
+bounded by a block (:data:`INDEX_BYTES` of vectors) on every backend. Each chunk of
+items is then one matrix product (or XOR/popcount on packed bits), and a running top-k
+per query is merged chunk by chunk, so memory stays ``n_queries x chunk`` however many
+items there are. Top-k uses the backend's partial selection
+(:meth:`holovec.backends.Backend.top_k`); equal similarities come back lowest index first.
+
+Codebooks and queries must be finite: NaN or infinity is refused with the row named
+(one reduction per block of a codebook when it is made, per batch of queries).
 """
 
 from __future__ import annotations
@@ -16,13 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_int
 from ..models.base import VSAModel
+from ._checks import check_finite
 from .codebook import Codebook, _check_same_model, _model_vectors
 
 __all__ = ["ItemStore", "search"]
 
 #: bytes of similarity scores one chunk may hold
 SCORE_BYTES = 32 * 2**20
+#: bytes of vectors turned into the search form at a time
+INDEX_BYTES = 32 * 2**20
 
 
 def _check_k(k: Any) -> int:
@@ -33,47 +41,119 @@ def _check_k(k: Any) -> int:
     return int(k)
 
 
+def _check_chunk_size(chunk_size: Any) -> int | None:
+    return None if chunk_size is None else check_int(chunk_size, "chunk_size", 1)
+
+
+class SearchIndex:
+    """Vectors ``(n, vector_length)`` of a model in its search form, made block by block
+    (``model.search_index`` of at most ``block_rows`` rows at a time).
+
+    A member of a block's index that is the block itself (models that compare the vectors
+    as they are) is not kept: it is sliced from the vectors when searched, so the index
+    holds no second copy of the codebook.
+    """
+
+    def __init__(self, model: VSAModel, vectors: Any, block_rows: int | None = None) -> None:
+        self.vectors = vectors
+        self.n = n = int(vectors.shape[0])
+        if block_rows is None:
+            itemsize = getattr(vectors.dtype, "itemsize", 8)
+            block_rows = max(1, INDEX_BYTES // max(1, model.vector_length * itemsize))
+        self.blocks: list[tuple[int, int, tuple[Any, ...]]] = []
+        for start in range(0, n, block_rows):
+            stop = min(start + block_rows, n)
+            rows = vectors if (start == 0 and stop == n) else vectors[start:stop]
+            members = model.search_index(rows)
+            self.blocks.append((start, stop, tuple(None if m is rows else m for m in members)))
+
+    def part(self, j: int, start: int = 0, stop: int | None = None) -> tuple[Any, ...]:
+        """Rows ``start:stop`` of block ``j`` (counted from the block's first row) in search
+        form: every member sliced alike, nothing copied where the backend slices by view."""
+        first, last, members = self.blocks[j]
+        stop = last - first if stop is None else min(stop, last - first)
+        whole = start == 0 and stop == last - first
+        out = []
+        for m in members:
+            if m is None:  # the vectors themselves
+                every = whole and first == 0 and last == self.n
+                out.append(self.vectors if every else self.vectors[first + start : first + stop])
+            else:
+                out.append(m if whole else m[start:stop])
+        return tuple(out)
+
+
 def search(
     model: VSAModel, queries: Any, items: Any, k: int = 1, *, chunk_size: int | None = None
 ) -> tuple[Any, Any]:
     """The ``k`` most similar items of each query: ``(similarities, indices)``, backend
-    arrays of shape ``(..., min(k, n_items))``, best first (ties: lowest index first)."""
+    arrays of shape ``(..., min(k, n_items))``, best first (ties: lowest index first).
+    No queries (shape ``(0, vector_length)``) give empty results."""
+    return _search(model, queries, items, k, chunk_size, check_items=True)
+
+
+def _search(
+    model: VSAModel,
+    queries: Any,
+    items: Any,
+    k: Any,
+    chunk_size: Any,
+    *,
+    check_items: bool,
+    name: str = "queries",
+) -> tuple[Any, Any]:
     k = _check_k(k)
+    chunk_size = _check_chunk_size(chunk_size)
     model.check(items, "items")
     if items.ndim != 2:
         raise ValueError(f"items must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}")
-    return _search_index(model, queries, model.search_index(items), k, chunk_size)
+    model.check(queries, name)
+    if check_items:
+        check_finite(model, items, "items")
+    return _search_index(model, queries, SearchIndex(model, items), k, chunk_size, name)
 
 
 def _search_index(
-    model: VSAModel, queries: Any, index: tuple[Any, ...], k: int, chunk_size: int | None
+    model: VSAModel, queries: Any, index: SearchIndex, k: int, chunk_size: int | None, name: str = "queries"
 ) -> tuple[Any, Any]:
-    """:func:`search` against items already in the model's search form (``model.search_index``)."""
-    model.check(queries, "queries")
+    """:func:`search` against items already in the model's search form (:class:`SearchIndex`)."""
+    model.check(queries, name)
+    check_finite(model, queries, name)
     xp, backend = model.xp, model.backend
     batch = tuple(queries.shape[:-1])
-    q = model.search_index(xp.reshape(queries, (-1, model.vector_length)))
-    n_q, n_items = q[0].shape[0], index[0].shape[0]
+    n_q, n_items = int(np.prod(batch, dtype=np.int64)), index.n
     if n_items == 0:
         raise ValueError("cannot search an empty set of items")
     k = min(k, n_items)
+    if n_q == 0:  # no queries: empty results, of the dtypes a search gives
+        s, i = backend.top_k(model.search_scores(index.part(0, 0, 1), index.part(0, 0, k)), k)
+        return xp.reshape(s[:0], (*batch, k)), xp.reshape(i[:0], (*batch, k))
+    q = model.search_index(xp.reshape(queries, (-1, model.vector_length)))
     if chunk_size is None:
         chunk_size = max(k, SCORE_BYTES // (8 * max(n_q, 1)))
-    elif isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
-    best_s = best_i = None
-    for start in range(0, n_items, chunk_size):
-        scores = model.search_scores(q, tuple(a[start : start + chunk_size] for a in index))
-        s, i = backend.top_k(scores, k)
-        i = i + start
-        if best_s is not None:
-            # earlier chunks first: equal scores keep the lowest global index first
-            s_all = xp.concat([best_s, s], axis=-1)
-            i_all = xp.concat([best_i, xp.astype(i, best_i.dtype)], axis=-1)
-            s, pos = backend.top_k(s_all, k)
-            i = xp.take_along_axis(i_all, pos, axis=-1)
-        best_s, best_i = s, i
+    best_s, best_i = _search_blocks(model, q, index, k, chunk_size)
     return xp.reshape(best_s, (*batch, k)), xp.reshape(best_i, (*batch, k))
+
+
+def _search_blocks(
+    model: VSAModel, q: tuple[Any, ...], index: SearchIndex, k: int, chunk_size: int
+) -> tuple[Any, Any]:
+    """Top-k of indexed queries over every block of the index, chunk by chunk of items."""
+    xp, backend = model.xp, model.backend
+    best_s = best_i = None
+    for j, (first, last, _) in enumerate(index.blocks):
+        for start in range(0, last - first, chunk_size):
+            scores = model.search_scores(q, index.part(j, start, start + chunk_size))
+            s, i = backend.top_k(scores, k)
+            i = i + (first + start)
+            if best_s is not None:
+                # earlier chunks first: equal scores keep the lowest global index first
+                s_all = xp.concat([best_s, s], axis=-1)
+                i_all = xp.concat([best_i, xp.astype(i, best_i.dtype)], axis=-1)
+                s, pos = backend.top_k(s_all, k)
+                i = xp.take_along_axis(i_all, pos, axis=-1)
+            best_s, best_i = s, i
+    return best_s, best_i
 
 
 class ItemStore:
@@ -94,10 +174,10 @@ class ItemStore:
         if not isinstance(model, VSAModel):
             raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
         self.model = model
-        self.chunk_size = chunk_size
+        self.chunk_size = _check_chunk_size(chunk_size)
         self.codebook: Codebook | None = None
         self._index_of: Any = None
-        self._index_cache: tuple[Any, ...] = ()
+        self._index_cache: SearchIndex | None = None
 
     def fit(self, codebook: Codebook | Any, labels: Any = None) -> ItemStore:
         """Search ``codebook``: a :class:`Codebook` of this model (or of an equal one, e.g.
@@ -125,11 +205,12 @@ class ItemStore:
             raise ValueError("the store's codebook has no items")
         return self.codebook
 
-    def _index(self, book: Codebook) -> tuple[Any, ...]:
-        """The codebook in the model's search form (norms, packed bits), made once and made
-        again after ``add`` or ``remove`` (which replace the codebook's array)."""
-        if self._index_of is not book.vectors:
-            self._index_cache = self.model.search_index(book.vectors)
+    def _index(self, book: Codebook) -> SearchIndex:
+        """The codebook in the model's search form (norms, packed bits), made once, block by
+        block, and made again after ``add`` or ``remove`` (which replace the codebook's array)."""
+        if self._index_of is not book.vectors or self._index_cache is None:
+            self._index_cache = None  # let the old index go before the new one is made
+            self._index_cache = SearchIndex(self.model, book.vectors)
             self._index_of = book.vectors
         return self._index_cache
 
@@ -137,10 +218,15 @@ class ItemStore:
         return 0 if self.codebook is None else len(self.codebook)
 
     def search(self, queries: Any, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        """``(similarities, indices)`` as NumPy arrays of shape ``(..., k)``, best first."""
+        """``(similarities, indices)`` as NumPy arrays of shape ``(..., k)``, best first
+        (no queries, shape ``(0, vector_length)``: arrays of shape ``(0, k)``)."""
+        return self._search(queries, k, "queries")
+
+    def _search(self, queries: Any, k: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
         book = self._book()
         k = _check_k(k)
-        s, i = _search_index(self.model, queries, self._index(book), k, self.chunk_size)
+        chunk_size = _check_chunk_size(self.chunk_size)
+        s, i = _search_index(self.model, queries, self._index(book), k, chunk_size, name)
         backend = self.model.backend
         return backend.to_numpy(s), backend.to_numpy(i)
 
@@ -150,7 +236,7 @@ class ItemStore:
         ``(n, vector_length)`` a list of lists."""
         book = self._book()
         self.model.check(vectors, "vectors")
-        sims, idx = self.search(vectors, k)
+        sims, idx = self._search(vectors, k, "vectors")
         single = sims.ndim == 1
         sims, idx = sims.reshape(-1, sims.shape[-1]), idx.reshape(-1, idx.shape[-1])
         labels = book._labels

@@ -1,0 +1,75 @@
+"""Value checks that retrieval makes once per codebook and once per batch of queries.
+
+A model's ``check`` reads no values (it also runs on traced arrays). Search needs more:
+one NaN or infinity in a codebook would otherwise break every search (a raw framework
+error, or on some backends the NaN item returned as the best match). Every codebook and
+every batch of queries is therefore checked for non-finite values here, in blocks of
+rows so that the temporary memory stays bounded, with one reduction per block.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backends import DTYPE_KINDS
+
+#: bytes of vectors checked per block (bounds the temporary memory of the check)
+CHECK_BYTES = 32 * 2**20
+#: rows named in an error message at most
+_SHOWN = 5
+
+
+def _row_blocks(x: Any, rows_per_block: int) -> list[tuple[int, Any]]:
+    n = x.shape[0]
+    if n <= rows_per_block:
+        return [(0, x)]
+    return [(start, x[start : start + rows_per_block]) for start in range(0, n, rows_per_block)]
+
+
+def check_finite(model: Any, x: Any, name: str, labels: list[Any] | None = None) -> Any:
+    """``x`` (vectors of ``model`` that passed ``model.check``) itself if every element is
+    finite, else a ``ValueError`` naming ``name`` and the first rows that hold NaN or
+    infinity (with their labels where given). Vectors of models whose elements are
+    integers or bits are finite by construction; arrays traced by a compiler are left
+    to the caller."""
+    if DTYPE_KINDS.get(model.dtype_name) not in ("float", "complex"):
+        return x
+    backend, xp = model.backend, model.xp
+    if backend.is_traced(x) or x.ndim == 0 or x.shape[-1] == 0:
+        return x
+    batch = tuple(x.shape[:-1])
+    rows = x if x.ndim == 2 else xp.reshape(x, (-1, x.shape[-1]))
+    if rows.shape[0] == 0:
+        return x
+    itemsize = getattr(x.dtype, "itemsize", 8)
+    per_block = max(1, CHECK_BYTES // max(1, x.shape[-1] * itemsize))
+    blocks = _row_blocks(rows, per_block)
+    ok = None
+    for _, block in blocks:
+        part = xp.all(xp.isfinite(block))
+        ok = part if ok is None else ok & part
+    if bool(ok):
+        return x
+    bad: list[int] = []
+    for start, block in blocks:
+        mask = backend.to_numpy(xp.logical_not(xp.all(xp.isfinite(block), axis=-1)))
+        bad.extend(int(i) + start for i in np.flatnonzero(mask)[: _SHOWN + 1])
+        if len(bad) > _SHOWN:
+            break
+    if not batch:
+        where = "the vector holds"
+    else:
+        names = []
+        for i in bad[:_SHOWN]:
+            at = i if len(batch) == 1 else tuple(int(j) for j in np.unravel_index(i, batch))
+            names.append(f"{at} (label {labels[i]!r})" if labels is not None else f"{at}")
+        more = ", ..." if len(bad) > _SHOWN else ""
+        where = (
+            f"row {names[0]} holds" if len(names) == 1 and not more else f"rows {', '.join(names)}{more} hold"
+        )
+    raise ValueError(
+        f"{name}: {where} NaN or infinity; vectors to store or search must be finite "
+        "(a non-finite vector has no similarity with anything)"
+    )
