@@ -1,0 +1,41 @@
+"""Hypothesis settings of the fuzz suites.
+
+CI runs a few derandomised examples per property (seconds); set ``HOLOVEC_FUZZ=long``
+for a long local run (many random examples, new each run)::
+
+    HOLOVEC_FUZZ=long python -m pytest tests/fuzz -n 0
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+import holovec
+
+_COMMON = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
+LONG = os.environ.get("HOLOVEC_FUZZ") == "long"
+FUZZ = settings(derandomize=not LONG, max_examples=2000 if LONG else 25, **_COMMON)
+
+
+def is_clear_error(err: BaseException) -> bool:
+    """A ``TypeError`` or ``ValueError`` (or holovec's own subclass of one) raised by holovec
+    itself: not a framework's own subclass, nor one raised deep inside NumPy."""
+    if not isinstance(err, (TypeError, ValueError)):
+        return False
+    if type(err) not in (TypeError, ValueError) and not type(err).__module__.startswith("holovec"):
+        return False  # a framework's own subclass
+    tb = err.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and Path(last.tb_frame.f_code.co_filename).resolve().is_relative_to(_PACKAGE)
+
+
+_PACKAGE = Path(holovec.__file__).resolve().parent
