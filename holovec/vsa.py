@@ -48,11 +48,18 @@ class VSA:
             Makes every later unseeded draw of the model reproducible.
         device:
             ``None`` for the framework's best device (a GPU when present), or e.g.
-            ``"cpu"``, ``"cuda:0"``. A device that is not there raises ``ValueError``.
+            ``"cpu"``, ``"cuda:0"``. A device that is not there (``"cpu:3"``, a GPU
+            index beyond those present) raises ``ValueError``; vectors on another device
+            than the model's are refused by every operation (``ValueError`` naming both).
         dtype:
             The vectors' dtype, where the model allows a choice (e.g. complex128 for FHRR).
         **options:
             Model-specific options.
+
+        The cheap checks come first (name, ``dim``, options, backend, device, dtype); a
+        model whose creation needs more memory than the device has available raises
+        :class:`~holovec.models.AllocationError` (a ``MemoryError`` and a ``ValueError``)
+        at once, with the bytes needed, instead of allocating until it fails.
         """
         cls = model_class(model)
         return cls(dim, backend, seed=seed, device=device, dtype=dtype, **options)

@@ -9,6 +9,7 @@ Backends know nothing about VSA models.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +32,23 @@ DTYPE_KINDS = {
     "complex64": "complex",
     "complex128": "complex",
 }
+
+
+def host_available_memory() -> int | None:
+    """Bytes of host memory that can still be allocated: the RAM the kernel reports
+    available (``MemAvailable`` in ``/proc/meminfo``) plus free swap on Linux, else the
+    free physical pages (``os.sysconf``), else ``None`` (unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        kib = int(fields["MemAvailable"].split()[0]) + int(fields.get("SwapFree", "0 kB").split()[0])
+        return kib * 1024
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def dtype_name(dtype: Any) -> str:
@@ -75,6 +93,9 @@ class Backend(ABC):
     #: whether every new array shape costs a compilation (JAX): iterative algorithms then
     #: keep their batch shape fixed instead of dropping finished rows
     static_shapes: bool = False
+    #: whether arrays of this framework can live on another device than the backend's, so
+    #: that the models' checks compare devices (False for NumPy: always the host)
+    has_devices: bool = True
 
     def __init__(self, device: Any = None) -> None:
         self.device = self._resolve_device(device)
@@ -117,6 +138,16 @@ class Backend(ABC):
     def vecdot(self, x1: Any, x2: Any) -> Any:
         """``sum(conj(x1) * x2)`` over the last axis, broadcasting over the others."""
         return self.xp.vecdot(x1, x2, axis=-1)
+
+    def divide(self, x: Any, d: float) -> Any:
+        """``x / d`` for a number ``d``, correctly rounded elementwise (as IEEE division is):
+        compilers may turn a division by a constant into a multiplication by its rounded
+        reciprocal, a float step off for some values and not for others, by shape."""
+        return x / d
+
+    def clip(self, x: Any, low: float, high: float) -> Any:
+        """``x`` clipped elementwise to ``[low, high]`` (NaN stays NaN)."""
+        return self.xp.clip(x, low, high)
 
     def count_nonzero(self, x: Any) -> Any:
         """Number of nonzero elements along the last axis."""
@@ -167,6 +198,34 @@ class Backend(ABC):
         return self.device_name.startswith("cpu")
 
     @property
+    def plain_array_type(self) -> type:
+        """The exact class of the framework's ordinary concrete arrays. The models' fast
+        checks compare ``type(x) is plain_array_type``; anything else (subclasses, tracers)
+        takes the full check."""
+        return self.array_type
+
+    def device_of(self, x: Any) -> Any:
+        """The device an array of this framework is on, as the framework names it (for
+        error messages)."""
+        return getattr(x, "device", None)
+
+    def on_device(self, x: Any) -> bool:
+        """Whether the array ``x`` is on this backend's device (True where that cannot be
+        told, e.g. for a placeholder of a trace). Cheap: reads no values."""
+        return True
+
+    def to_device(self, x: Any) -> Any:
+        """An array of this framework moved to this backend's device (``x`` itself if it is
+        there), or ``ValueError`` where it cannot be moved."""
+        return x
+
+    def available_memory(self) -> int | None:
+        """Bytes that an allocation on this backend's device can still get, or ``None`` if
+        unknown. On the host: the memory the operating system reports available (RAM that
+        can be had without swapping, plus free swap)."""
+        return host_available_memory()
+
+    @property
     def array_type_name(self) -> str:
         """The array class as users write it (``numpy.ndarray``, ``torch.Tensor``, ``jax.Array``)."""
         return f"{self.array_type.__module__.split('.')[0]}.{self.array_type.__name__}"
@@ -192,7 +251,7 @@ class Backend(ABC):
         support it, else through NumPy.
         """
         if self.is_array(x):
-            out = x
+            out = self.to_device(x)
         elif isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex)):
             host = np.asarray(x)
             if host.dtype.kind not in "biufc" and host.dtype.name not in DTYPE_KINDS:  # bfloat16 is 'V'
@@ -263,11 +322,70 @@ class Backend(ABC):
     def hamming_matrix(self, queries: Any, items: Any, n_bits: int) -> Any:
         """Hamming distances ``(n_q, n_i)`` (int32) between bit-packed uint8 vectors
         ``(n_q, n_bytes)`` and ``(n_i, n_bytes)`` whose first ``n_bits`` bits count."""
-        return self.count_bits(queries[:, None, :] ^ items[None, :, :])
+        n_bytes = queries.shape[-1]
+        if 8 * n_bytes == n_bits:
+            return self.count_bits(queries[:, None, :] ^ items[None, :, :])
+        # bits past n_bits do not count: with the queries' padding cleared, the padding bits
+        # of the XOR are the items' own, counted once per item and taken off
+        mask = self.padding_mask(n_bytes, n_bits)
+        padding = self.count_bits(items[:, n_bits // 8 :] & ~mask[n_bits // 8 :])
+        return self.count_bits((queries & mask)[:, None, :] ^ items[None, :, :]) - padding[None, :]
+
+    def padding_mask(self, n_bytes: int, n_bits: int) -> Any:
+        """uint8 bytes ``(n_bytes,)`` with the first ``n_bits`` bits set (least significant
+        bit first) and the others clear."""
+        valid = np.clip(n_bits - 8 * np.arange(n_bytes), 0, 8)
+        return self.from_numpy(((1 << valid) - 1).astype(np.uint8))
 
     def hamming_temp_bytes(self, n_queries: int, n_bytes: int, n_bits: int) -> int:
         """Temporary bytes :meth:`hamming_matrix` needs per item (for chunking)."""
         return n_queries * n_bytes
+
+    def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
+        """``left @ right`` (``(n, k) @ (k, m) -> (n, m)``) as products of exactly ``block``
+        rows of ``left`` each: the rows ``[0, block)``, ``[block, 2 block)``, ..., the last
+        block overlapping the one before it, or zero-padded where ``n < block``.
+
+        Matrix libraries choose kernels, threads and summation orders by the shapes of a
+        product, so a row's rounded result can change with the number of rows it comes
+        with (or its position among them). With every product of one shape, a row's result
+        depends on the row alone: equal rows give equal results, and splitting the rows
+        into chunks (of any size) changes nothing."""
+        xp = self.xp
+        n = left.shape[0]
+        if n <= block:
+            if n < block:
+                pad = xp.zeros((block - n, left.shape[1]), dtype=left.dtype, device=self.device)
+                left = xp.concat([left, pad], axis=0)
+            return (left @ right)[:n]
+        starts = list(range(0, n - block + 1, block))
+        tail = n - (starts[-1] + block)
+        parts = [left[s : s + block] @ right for s in starts]
+        if tail:
+            parts.append((left[n - block :] @ right)[block - tail :])
+        return xp.concat(parts, axis=0)
+
+    def row_squared_norms(self, x: Any, block: int) -> Any:
+        """Squared Euclidean norms ``sum(|x|**2)`` of the rows of a 2-d array (real results),
+        each independent of the other rows (see :meth:`row_blocked_matmul`; compiled
+        backends reduce in blocks of ``block`` rows)."""
+        return self.xp.real(self.vecdot(x, x))
+
+    def map_item_chunks(
+        self, fn: Callable, queries: tuple, items: tuple, chunk: int, parallel: bool, cache: dict
+    ) -> Any:
+        """``fn(queries, items)`` (scores ``(n_q, n)`` of queries against items, both tuples of
+        arrays whose first axis counts them) computed for chunks of ``chunk`` items at a time,
+        joined on the last axis: memory bounded by the chunk, time linear in the items.
+        ``parallel``: chunks may run in threads (kernels that use one core). ``cache``: where
+        compiled backends keep the compiled loop (the model's kernel cache)."""
+        starts = range(0, items[0].shape[0], chunk)
+
+        def one(start: int) -> Any:
+            return fn(queries, tuple(a[start : start + chunk] for a in items))
+
+        parts = self.map_chunks(one, starts) if parallel else [one(s) for s in starts]
+        return self.xp.concat(parts, axis=-1)
 
     def map_chunks(self, fn: Callable, chunks: Any) -> list:
         """``[fn(c) for c in chunks]``; backends may run single-threaded kernels in parallel."""
@@ -288,7 +406,8 @@ class Backend(ABC):
         return xp.reshape(as_bytes, (*words.shape[:-1], 4 * words.shape[-1]))
 
     def pack_bits(self, bits: Any, n_bytes: int) -> Any:
-        """uint8 0/1 bits (last axis) as bytes, least significant bit first, zero-padded to ``n_bytes``."""
+        """uint8 0/1 bits (last axis; any nonzero value counts as 1) as bytes, least significant
+        bit first, zero-padded to ``n_bytes``."""
         xp = self.xp
         pad = 8 * n_bytes - bits.shape[-1]
         if pad:
@@ -296,7 +415,8 @@ class Backend(ABC):
             bits = xp.concat([bits, zeros], axis=-1)
         grouped = xp.reshape(bits, (*bits.shape[:-1], n_bytes, 8))
         weights = xp.asarray([1, 2, 4, 8, 16, 32, 64, 128], dtype=bits.dtype, device=self.device)
-        return xp.sum(grouped * weights, axis=-1, dtype=self.dtype("uint8"))
+        # nonzero counts as 1 (as NumPy's packbits has it), so that every backend packs alike
+        return xp.sum(xp.where(grouped != 0, weights, 0), axis=-1, dtype=self.dtype("uint8"))
 
     def unpack_bytes(self, x: Any, n_bits: int) -> Any:
         """Bytes as uint8 0/1 bits, least significant first; the last axis keeps ``n_bits``."""

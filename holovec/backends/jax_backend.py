@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import jax
@@ -13,7 +14,108 @@ from .base import Backend
 from .numpy_backend import numpy_philox_words
 
 _STATIC_TYPES: set[type] = set()
+#: the class of JAX's concrete arrays (jax.Array is an abstract base of it and of tracers)
+_ARRAY_IMPL = type(jnp.zeros(()))
+
+
+def _narrowed(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    """A host array in the 32-bit dtype JAX holds it in without 64-bit mode, or ``ValueError``
+    if a value would change beyond rounding (an integer out of range, a float overflowing)."""
+    kind = x.dtype.kind
+    if kind in "iu":
+        info = np.iinfo(target)
+        bad = (x < info.min) | (x > info.max)
+        allowed = f"integers in [{info.min}, {info.max}]"
+    else:
+        with np.errstate(over="ignore"):
+            out = x.astype(target)
+        bad = np.isfinite(x) & ~np.isfinite(out)
+        allowed = f"magnitudes up to {float(np.finfo(target).max):.4g}"
+    if bad.any():
+        where = np.argwhere(bad)
+        examples = ", ".join(f"{x[tuple(i)].item()!r} at {list(map(int, i))}" for i in where[:3])
+        raise ValueError(
+            f"{len(where)} of {x.size} {x.dtype} values would change in jax's {target} ({allowed}; "
+            f"jax uses 32-bit types unless 64-bit mode is on): {examples}; give values that fit, or "
+            "set jax.config.update('jax_enable_x64', True)"
+        )
+    return x.astype(target) if kind in "iu" else out
+
+
 _PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
+
+
+@partial(jax.jit, static_argnames="block")
+def _row_blocked_matmul(left: Any, right: Any, block: int) -> Any:
+    """Products of ``block`` rows of ``left`` each (see ``Backend.row_blocked_matmul``), one
+    program: a loop over equal-shaped blocks, the last one overlapping (or zero-padded)."""
+    n = left.shape[0]
+    if n < block:
+        left = jnp.concatenate([left, jnp.zeros((block - n, left.shape[1]), left.dtype)])
+    count = -(-max(n, 1) // block)
+    starts = jnp.minimum(jnp.arange(count) * block, max(n, block) - block)
+    # barriers: every block product is the same program whatever surrounds it (XLA would
+    # otherwise fuse the slicing or a caller's transposes into the product, as it sees fit
+    # for each context, and round differently)
+    barrier = jax.lax.optimization_barrier
+    right = barrier(right)
+
+    def product(s: Any) -> Any:
+        return barrier(barrier(jax.lax.dynamic_slice_in_dim(left, s, block, 0)) @ right)
+
+    blocks = jax.lax.map(product, starts)
+    if n <= block:
+        return blocks[0, :n]
+    tail = n - (count - 1) * block
+    full = blocks[:-1].reshape((count - 1) * block, blocks.shape[-1])
+    return jnp.concatenate([full, blocks[-1, block - tail :]])
+
+
+@jax.jit
+def _divide(x: Any, d: Any) -> Any:
+    # XLA rewrites x / broadcast(d) as x * broadcast(1 / d), a float step off for some
+    # values (and only for arrays of more than one element); an opaque full array of d
+    # keeps the division a division, also where a caller's jit inlines this
+    return x / jax.lax.optimization_barrier(jnp.full(x.shape, d, dtype=x.dtype))
+
+
+@partial(jax.jit, static_argnames="block")
+def _row_squared_norms(x: Any, block: int) -> Any:
+    """Squared row norms in blocks of ``block`` rows (XLA vectorises a reduction by shape, so
+    that a row's rounded sum would change with the number of rows it comes with)."""
+    n = x.shape[0]
+    if n < block:
+        x = jnp.concatenate([x, jnp.zeros((block - n, x.shape[1]), x.dtype)])
+    count = -(-max(n, 1) // block)
+    starts = jnp.minimum(jnp.arange(count) * block, max(n, block) - block)
+
+    def sums(s: Any) -> Any:  # barriers as in _row_blocked_matmul
+        rows = jax.lax.optimization_barrier(jax.lax.dynamic_slice_in_dim(x, s, block, 0))
+        return jax.lax.optimization_barrier(jnp.sum(jnp.real(rows * jnp.conj(rows)), axis=-1))
+
+    blocks = jax.lax.map(sums, starts)
+    if n <= block:
+        return blocks[0, :n]
+    tail = n - (count - 1) * block
+    return jnp.concatenate([blocks[:-1].reshape(-1), blocks[-1, block - tail :]])
+
+
+def _item_chunk_loop(fn: Callable, chunk: int, queries: tuple, items: tuple) -> Any:
+    """``fn`` over chunks of ``chunk`` items in one program (see ``map_item_chunks``): a loop
+    that writes each chunk's scores into the result in place, the last chunk overlapping
+    the one before it, so that every chunk has one shape (one compilation, whatever the
+    number of chunks)."""
+    n = items[0].shape[0]
+    count = -(-n // chunk)
+    first = jax.eval_shape(fn, queries, tuple(a[:chunk] for a in items))
+    out = jnp.zeros((*first.shape[:-1], n), dtype=first.dtype)
+
+    def body(i: Any, out: Any) -> Any:
+        start = jnp.minimum(i * chunk, n - chunk)
+        part = fn(queries, tuple(jax.lax.dynamic_slice_in_dim(a, start, chunk, 0) for a in items))
+        return jax.lax.dynamic_update_slice_in_dim(out, part, start, axis=out.ndim - 1)
+
+    return jax.lax.fori_loop(0, count, body, out)
 
 
 class JaxBackend(Backend):
@@ -67,6 +169,32 @@ class JaxBackend(Backend):
     def array_type_name(self) -> str:
         return "jax.Array"
 
+    @property
+    def plain_array_type(self) -> type:
+        return _ARRAY_IMPL
+
+    def device_of(self, x: Any) -> Any:
+        if isinstance(x, jax.core.Tracer):
+            return None
+        names = sorted(f"{d.platform}:{d.id}" for d in x.devices())
+        return names[0] if len(names) == 1 else names
+
+    def on_device(self, x: Any) -> bool:
+        if isinstance(x, jax.core.Tracer):
+            return True
+        return self.device in x.devices()  # sharded arrays: one of their devices
+
+    def to_device(self, x: Any) -> Any:
+        return x if self.on_device(x) else jax.device_put(x, self.device)
+
+    def available_memory(self) -> int | None:
+        if self.is_cpu:
+            return super().available_memory()
+        stats = self.device.memory_stats() or {}
+        if "bytes_limit" in stats:
+            return int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0))
+        return None
+
     def dtype(self, name: str) -> Any:
         if name in ("float64", "complex128", "int64", "uint64") and not jax.config.jax_enable_x64:
             raise TypeError(
@@ -79,9 +207,16 @@ class JaxBackend(Backend):
         return np.asarray(x)
 
     def from_numpy(self, x: np.ndarray) -> Any:
+        target = jax.dtypes.canonicalize_dtype(x.dtype)
+        if target != x.dtype:  # 64-bit types without 64-bit mode: JAX would narrow them silently
+            x = _narrowed(x, target)
         return jax.device_put(x, self.device)
 
     def _from_foreign(self, x: Any) -> Any:
+        dtype = getattr(x, "dtype", None)
+        wide = str(dtype).removeprefix("torch.") in ("int64", "uint64", "float64", "complex128")
+        if wide and not jax.config.jax_enable_x64:  # through NumPy, whose narrowing is checked
+            return self.from_numpy(np.asarray(x.detach().cpu() if hasattr(x, "detach") else x))
         return jax.device_put(super()._from_foreign(x), self.device)
 
     def complex(self, real: Any, imag: Any) -> Any:
@@ -122,12 +257,36 @@ class JaxBackend(Backend):
             return super().top_k(scores, k)
         return jax.lax.top_k(scores, k)  # documented: equal values, lower index first
 
+    def divide(self, x: Any, d: float) -> Any:
+        return _divide(x, d)
+
+    def map_item_chunks(
+        self, fn: Callable, queries: tuple, items: tuple, chunk: int, parallel: bool, cache: dict
+    ) -> Any:
+        # eager JAX compiles every slice of a new offset, and a join of many parts, anew
+        # (time grew with the square of the number of chunks): one compiled loop instead
+        key = ("item_chunks", getattr(fn, "__func__", fn), chunk)
+        loop = cache.get(key)
+        if loop is None:
+            loop = cache[key] = jax.jit(partial(_item_chunk_loop, fn, chunk))
+        return loop(queries, items)
+
+    def row_squared_norms(self, x: Any, block: int) -> Any:
+        if x.shape[0] == 0:
+            return jnp.zeros((0,), dtype=jnp.real(x).dtype)
+        return _row_squared_norms(x, block=block)
+
+    def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
+        if left.shape[0] == 0:
+            return jnp.zeros((0, right.shape[1]), dtype=jnp.result_type(left, right))
+        return _row_blocked_matmul(left, right, block=block)
+
     def popcount(self, x: Any) -> Any:
         return jax.lax.population_count(x)
 
     def count_bits(self, x: Any) -> Any:
         if x.shape[-1] % 4 == 0:  # read bytes as uint32 words (64-bit needs x64 mode)
-            x = jax.lax.bitcast_convert_type(x.reshape(*x.shape[:-1], -1, 4), jnp.uint32)
+            x = jax.lax.bitcast_convert_type(x.reshape(*x.shape[:-1], x.shape[-1] // 4, 4), jnp.uint32)
         return jnp.sum(jax.lax.population_count(x), axis=-1, dtype=jnp.int32)
 
     def synchronize(self) -> None:

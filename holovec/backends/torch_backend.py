@@ -24,6 +24,11 @@ def _bipolar_int8(bits: Any) -> Any:
     return 1 - 2 * bits.to(torch.int8)
 
 
+def _complex_of(dtype: Any) -> Any:
+    """The complex dtype of a real or complex dtype's precision."""
+    return torch.complex128 if dtype in (torch.float64, torch.complex128) else torch.complex64
+
+
 class TorchBackend(Backend):
     """PyTorch tensors on a CPU, CUDA or MPS device."""
 
@@ -37,13 +42,21 @@ class TorchBackend(Backend):
 
     def _resolve_device(self, device: Any) -> Any:
         if device is None:
-            return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+            device = "cuda" if torch.cuda.is_available() else "cpu"
         try:
             dev = torch.device(device.lower() if isinstance(device, str) else device)
         except (RuntimeError, TypeError):
             raise ValueError(
                 f"invalid torch device {device!r}; expected 'cpu', 'cuda', 'cuda:<index>' or 'mps'"
             ) from None
+        # the device as tensors on it report theirs (cpu without an index, the others with
+        # one), so that a tensor's device compares equal to the model's
+        if dev.type == "cpu":
+            if dev.index not in (None, 0):
+                raise ValueError(
+                    f"device {device!r} asked for, but torch has one CPU device: 'cpu' (or 'cpu:0')"
+                )
+            return torch.device("cpu")
         if dev.type == "cuda":
             count = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if count == 0:
@@ -56,12 +69,14 @@ class TorchBackend(Backend):
                     f"device {device!r} asked for, but torch finds only {count} CUDA GPU(s): "
                     f"cuda:0 to cuda:{count - 1}"
                 )
-        elif dev.type == "mps":
+            return torch.device("cuda", torch.cuda.current_device() if dev.index is None else dev.index)
+        if dev.type == "mps":
             if not torch.backends.mps.is_available():
                 raise ValueError(f"device {device!r} asked for, but the MPS backend is not available")
-        elif dev.type != "cpu":
-            raise ValueError(f"unsupported torch device {device!r}; expected 'cpu', 'cuda[:n]' or 'mps'")
-        return dev
+            if dev.index not in (None, 0):
+                raise ValueError(f"device {device!r} asked for, but torch has one MPS device: 'mps'")
+            return torch.device("mps", 0)
+        raise ValueError(f"unsupported torch device {device!r}; expected 'cpu', 'cuda[:n]' or 'mps'")
 
     @property
     def is_cpu(self) -> bool:
@@ -70,6 +85,26 @@ class TorchBackend(Backend):
     @property
     def array_type(self) -> type:
         return torch.Tensor
+
+    def on_device(self, x: Any) -> bool:
+        return x.device == self.device
+
+    def to_device(self, x: Any) -> Any:
+        if x.device == self.device:
+            return x
+        try:
+            return x.to(self.device)
+        except (NotImplementedError, RuntimeError) as e:
+            raise ValueError(
+                f"cannot move a tensor on device {x.device} to this backend's device {self.device}: {e}"
+            ) from None
+
+    def available_memory(self) -> int | None:
+        if self.device.type == "cuda":
+            return int(torch.cuda.mem_get_info(self.device)[0])
+        if self.device.type == "cpu":
+            return super().available_memory()
+        return None
 
     def dtype(self, name: str) -> Any:
         dtype = getattr(torch, name, None)
@@ -84,6 +119,12 @@ class TorchBackend(Backend):
 
     def from_numpy(self, x: np.ndarray) -> Any:
         if x.dtype.kind == "u" and x.dtype != np.uint8:
+            if x.dtype.itemsize == 8 and x.size and int(x.max()) >= 2**63:
+                big = x[x >= 2**63]
+                raise ValueError(
+                    f"{big.size} of {x.size} uint64 values do not fit torch's int64 (which holds "
+                    f"torch's wide unsigned ints), e.g. {int(big[0])}; values must be below 2**63"
+                )
             x = x.astype(np.int64)  # torch's wide unsigned types are barely usable
         # ascontiguousarray makes 0-d arrays 1-d: keep the shape
         return torch.as_tensor(np.ascontiguousarray(x).reshape(x.shape), device=self.device)
@@ -94,22 +135,35 @@ class TorchBackend(Backend):
     def complex(self, real: Any, imag: Any) -> Any:
         return torch.complex(real, imag)
 
+    def clip(self, x: Any, low: float, high: float) -> Any:
+        return torch.clamp(x, low, high)
+
     def real_view(self, x: Any) -> Any:
         return torch.view_as_real(x.resolve_conj()).flatten(-2)
 
     def complex_view(self, x: Any) -> Any:
         return torch.view_as_complex(x.unflatten(-1, (-1, 2)).contiguous())
 
+    # torch's CPU FFT (MKL) fails on empty batches: those are answered without it
     def fft(self, x: Any) -> Any:
+        if x.numel() == 0:
+            return torch.zeros_like(x, dtype=_complex_of(x.dtype))
         return torch.fft.fft(x, dim=-1)
 
     def ifft(self, x: Any) -> Any:
+        if x.numel() == 0:
+            return torch.zeros_like(x, dtype=_complex_of(x.dtype))
         return torch.fft.ifft(x, dim=-1)
 
     def rfft(self, x: Any) -> Any:
+        if x.numel() == 0:
+            shape = (*x.shape[:-1], x.shape[-1] // 2 + 1)
+            return torch.zeros(shape, dtype=_complex_of(x.dtype), device=x.device)
         return torch.fft.rfft(x, dim=-1)
 
     def irfft(self, x: Any, n: int) -> Any:
+        if x.numel() == 0:
+            return torch.zeros((*x.shape[:-1], n), dtype=x.real.dtype, device=x.device)
         return torch.fft.irfft(x, n=n, dim=-1)
 
     def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
@@ -157,11 +211,23 @@ class TorchBackend(Backend):
         pad = (-n) % 31
         if pad:
             words = torch.nn.functional.pad(words, (0, pad))
-        byte_sums = words.view(*words.shape[:-1], -1, 31).sum(-1)
+        byte_sums = words.view(*words.shape[:-1], words.shape[-1] // 31, 31).sum(-1)
         # add the 8 byte counts of each 64-bit lane (each < 256), then the lanes
         total = (byte_sums & 0x00FF00FF00FF00FF) + ((byte_sums >> 8) & 0x00FF00FF00FF00FF)
         total = (total * 0x0001000100010001) >> 48 & 0xFFFF
         return total.sum(-1, dtype=torch.int32)
+
+    def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
+        n = left.shape[0]
+        if n <= block or torch.compiler.is_compiling():
+            return super().row_blocked_matmul(left, right, block)
+        out = torch.empty((n, right.shape[1]), dtype=torch.result_type(left, right), device=left.device)
+        for start in range(0, n - block + 1, block):
+            out[start : start + block] = left[start : start + block] @ right
+        tail = n % block
+        if tail:
+            out[n - tail :] = (left[n - block :] @ right)[block - tail :]
+        return out
 
     def vecdot(self, x1: Any, x2: Any) -> Any:
         return torch.linalg.vecdot(x1, x2, dim=-1)  # the compat wrapper costs ~15 us a call

@@ -1,6 +1,6 @@
 """The VSA models, one module per algebra; each registers itself by name."""
 
-from .base import VSAModel
+from .base import AllocationError, VSAModel
 from .bsc import BSC
 from .bsc_packed import PackedBSC
 from .bsdc import BSDC
@@ -24,6 +24,7 @@ __all__ = [
     "MAPC",
     "MAPI",
     "VTB",
+    "AllocationError",
     "PackedBSC",
     "VSAModel",
     "model_class",

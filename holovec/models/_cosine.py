@@ -32,6 +32,12 @@ class CosineSimilarity:
     backend: Any
     dtype_name: str
     vector_length: int
+    _items_product: Any
+    _product_block_rows: int
+
+    #: whether the dot products are integer-valued, hence exact in any summation order
+    #: (MAP-I), so that the matrix products need no fixed shape (see ``_items_product``)
+    _exact_products = False
 
     @property
     def _is_complex(self) -> bool:
@@ -71,11 +77,12 @@ class CosineSimilarity:
     def search_index(self, vectors: Any) -> tuple[Any, Any]:
         # the real operand (a view unless widened) and the norms, once per store or search
         b = self._cosine_operand(vectors)
-        return b, self.xp.sqrt(self.backend.vecdot(b, b))
+        return b, self.xp.sqrt(self.backend.row_squared_norms(b, self._product_block_rows))
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         (q, norm_q), (b, norm_b) = queries, items
-        return self._cosine(self._items_product(q, b), norm_q[:, None], norm_b[None, :])
+        dots = self._items_product(q, b, exact=self._exact_products)
+        return self._cosine(dots, norm_q[:, None], norm_b[None, :])
 
     def _search_temp_bytes_per_item(self, n_queries: int) -> int:
         return 8 * n_queries  # the index holds the operand already: only the scores

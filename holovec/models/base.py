@@ -8,6 +8,7 @@ bad input into a ``TypeError`` or ``ValueError`` that says what was expected.
 
 from __future__ import annotations
 
+import math
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -25,6 +26,42 @@ from .registry import models_using_dtype
 MAX_DIM = 2**31 - 1
 #: bytes of temporary memory a similarity_matrix chunk may use
 CHUNK_BYTES = 64 * 2**20
+#: requests for more memory than this are compared with the memory available first
+CHECKED_ALLOCATION_BYTES = 256 * 2**20
+#: array classes that pass for arrays but change what the operations mean: ``np.matrix``
+#: makes ``*`` a matrix product, and masked arrays' masks would be ignored
+REFUSED_ARRAY_TYPES = (np.matrix, np.ma.MaskedArray)
+
+
+class AllocationError(MemoryError, ValueError):
+    """A request for more memory than the device has available, refused before allocating.
+
+    Both a ``MemoryError`` and a ``ValueError`` (a size that cannot be served is a bad
+    argument), so that either ``except`` clause catches it."""
+
+
+def _refuse_array_type(x: Any, name: str) -> None:
+    if isinstance(x, REFUSED_ARRAY_TYPES):
+        what = (
+            "np.matrix (whose * is a matrix product)"
+            if isinstance(x, np.matrix)
+            else "a masked array (its mask would be ignored)"
+        )
+        raise TypeError(
+            f"{name}: got {what}; give a plain numpy.ndarray (np.asarray(x) for a matrix, "
+            "x.filled(value) or x.compressed() for a masked array)"
+        )
+
+
+def _itemsize(name: str) -> int:
+    return 2 if name == "bfloat16" else np.dtype(name).itemsize
+
+
+def _format_bytes(n: int) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 def check_dim(dim: Any) -> int:
@@ -77,7 +114,11 @@ class VSAModel(ModelProtocol, ABC):
         self._seed = None if seed is None else check_seed(seed)
         self._unseeded_draws = 0
         self._kernel_cache: dict = {}
+        # what the fast path of _check_pair compares (single-call latency matters)
+        self._plain_type = self._backend.plain_array_type
+        self._any_device = not self._backend.has_devices
         self._backend.register_static(type(self))
+        self._check_memory(self._creation_bytes(), f"creating a {self.name} model of dim {self._dim}")
         # made now, outside any jit trace, so that traced calls can close over it
         self._tiebreak = self._random(1, self.seed_for_ties, 0, Purpose.TIEBREAK)[0]
 
@@ -185,10 +226,11 @@ class VSAModel(ModelProtocol, ABC):
     def check(self, x: Any, name: str = "x") -> Any:
         """``x`` itself if it is an array of this model's vectors, else a clear error.
 
-        Checks the array type (this model's backend), the dtype and the last axis
-        (``vector_length``); leading batch axes may be anything. Cheap: it reads no values,
-        so it also works on arrays traced by ``jax.jit``. Raises ``TypeError`` for a wrong
-        type or dtype and ``ValueError`` for a wrong shape, naming ``name`` and what was
+        Checks the array type (this model's backend; not ``np.matrix`` or a masked array),
+        the dtype, the last axis (``vector_length``) and the device; leading batch axes may
+        be anything. Cheap: it reads no values (see :meth:`check_values` for that), so it
+        also works on arrays traced by ``jax.jit``. Raises ``TypeError`` for a wrong type or
+        dtype and ``ValueError`` for a wrong shape or device, naming ``name`` and what was
         expected. Encoders and stores call it on every vector they are given.
         """
         arg = name
@@ -198,6 +240,7 @@ class VSAModel(ModelProtocol, ABC):
                 f"{self.backend.name!r}, got {type(x).__module__}.{type(x).__name__}; "
                 "convert it with model.asarray(x)"
             )
+        _refuse_array_type(x, arg)
         if x.dtype != self._dtype:
             got = dtype_name(x.dtype) if _known_dtype(x.dtype) else str(x.dtype)
             others = [m for m in models_using_dtype(got) if m != self.name]
@@ -206,23 +249,33 @@ class VSAModel(ModelProtocol, ABC):
                 f"{arg}: {self.name} vectors are {self.dtype_name}, got {got}{hint}; "
                 f"use vectors made by this model, or convert with model.asarray(x)"
             )
+        self._check_shape(x, arg)
+        if not (self._any_device or self._backend.on_device(x)):
+            raise ValueError(
+                f"{arg}: is on device {self._backend.device_of(x)}, but this {self.name} model's "
+                f"vectors are on device {self._backend.device_name}; move it there first "
+                f"(e.g. model.asarray({arg}))"
+            )
+        return x
+
+    def _check_shape(self, x: Any, arg: str) -> None:
         if x.ndim == 0 or x.shape[-1] != self.vector_length:
             raise ValueError(
                 f"{arg}: expected vectors of shape (..., {self.vector_length}) for this {self.name} "
                 f"model of dim {self._dim}, got shape {tuple(x.shape)}"
             )
-        return x
 
     def _check_pair(self, a: Any, b: Any, names: tuple[str, str] = ("a", "b")) -> None:
-        array_type, dtype = self._backend.array_type, self._dtype
+        plain, dtype = self._plain_type, self._dtype
         if (  # the common case in one expression: single-call latency matters
-            isinstance(a, array_type)
-            and isinstance(b, array_type)
+            type(a) is plain
+            and type(b) is plain
             and a.dtype == dtype
             and b.dtype == dtype
             and a.shape == b.shape
             and a.ndim
             and a.shape[-1] == self.vector_length
+            and (self._any_device or (a.device == self._backend.device and b.device == a.device))
         ):
             return
         self.check(a, names[0])
@@ -235,6 +288,79 @@ class VSAModel(ModelProtocol, ABC):
                     f"batch shapes do not broadcast: {names[0]} has shape {tuple(a.shape)}, "
                     f"{names[1]} has shape {tuple(b.shape)}; leading axes must be equal or 1"
                 ) from None
+
+    # -- values ---------------------------------------------------------------------------
+    def check_values(self, x: Any, name: str = "x") -> Any:
+        """``x`` itself if every element is a value this model's vectors hold, else a
+        ``ValueError`` that names how many are not, a few of them with their positions, and
+        what is allowed (``allowed_values``). ``x`` must have passed :meth:`check`.
+
+        Reads every value, so it is not called on each operation: :meth:`asarray` calls it
+        on what it converts, and stores may call it on what they are given. Skipped for
+        placeholders of a trace (``jax.jit``), whose values cannot be read.
+        """
+        self._check_values(x, name)
+        return x
+
+    def _check_values(self, x: Any, name: str) -> bool:
+        """Raise unless the values of ``x`` (of this model's layout, any numeric dtype) are
+        allowed; False where :meth:`_valid_elements` has no test for ``x``'s dtype (then
+        :meth:`asarray` checks again after the conversion)."""
+        if self._backend.is_traced(x):
+            return True
+        valid = self._valid_elements(x)
+        if valid is None:
+            return False
+        if not bool(self.xp.all(valid)):
+            raise self._value_error(
+                name, x, ~valid, f"are not {self.name} elements (allowed: {self.allowed_values})"
+            )
+        return True
+
+    @property
+    def allowed_values(self) -> str:
+        """The values one element of this model's vectors holds, in words (for messages);
+        :meth:`_valid_elements` is the test. By ``element_kind`` unless a model overrides."""
+        return {
+            "bipolar": "+1 or -1",
+            "bounded": "real numbers in [-1, 1]",
+            "binary": "0 or 1",
+            "sparse": "0 or 1",
+        }.get(self.element_kind, "finite numbers")
+
+    def _valid_elements(self, x: Any) -> Any | None:
+        """A boolean array of ``x``'s shape, True where an element is a value of this model's
+        vectors (``x`` of any numeric dtype, in this model's layout); None where there is
+        nothing to test in ``x``'s dtype: every value of the model's own dtype is allowed, or
+        (for another dtype) the test comes after the conversion. By ``element_kind``:
+        discrete alphabets exactly (``bipolar`` +-1; ``binary`` and ``sparse`` 0/1),
+        ``bounded`` within [-1, 1], the continuous kinds finite."""
+        xp, kind = self.xp, self.element_kind
+        if kind == "bipolar":
+            return (x == 1) | (x == -1)
+        if kind in ("binary", "sparse"):
+            return (x == 0) | (x == 1)
+        if kind == "bounded":
+            return xp.abs(x) <= 1  # NaN compares False
+        if _kind(x.dtype) in ("float", "complex"):
+            return xp.isfinite(x)
+        return None
+
+    def _value_error(self, name: str, x: Any, bad: Any, problem: str) -> ValueError:
+        """A ``ValueError`` naming how many elements of ``x`` are ``bad`` (a boolean array of
+        its shape), and the first few with their positions."""
+        bad_host = np.asarray(self._backend.to_numpy(bad), dtype=bool)
+        where = np.argwhere(bad_host)
+        values = self._backend.to_numpy(x)
+        shown = ", ".join(
+            f"{_plain(values[tuple(i)])} at {list(map(int, i))}" if values.ndim else _plain(values[()])
+            for i in where[:4]
+        )
+        more = ", ..." if len(where) > 4 else ""
+        return ValueError(
+            f"{name}: {len(where)} of {bad_host.size} values {problem}: {shown}{more}; give values "
+            "that this model's vectors hold"
+        )
 
     def _stack(self, vectors: Any) -> Any:
         """A list of vectors, or an array with the items on axis 0, as one checked array."""
@@ -266,27 +392,65 @@ class VSAModel(ModelProtocol, ABC):
 
     def asarray(self, x: Any) -> Any:
         """Any array (NumPy, PyTorch, JAX, lists) as vectors of this model's backend,
-        device and dtype. The values are not changed except by the dtype conversion."""
+        device and dtype.
+
+        Values are never changed silently: ``ValueError`` if an element is not a value of
+        this model's vectors (:attr:`allowed_values`: e.g. 0 or 1 for BSC, +-1 for MAP,
+        finite numbers for the continuous models), or if the conversion would change it
+        beyond rounding to the model's precision (an integer out of the dtype's range, a
+        fraction or an imaginary part dropped, an overflow to infinity). The error names
+        the values and their positions. ``np.matrix`` and masked arrays are refused
+        (``TypeError``).
+        """
+        _refuse_array_type(x, "x")
+        out = self._backend.asarray(x)  # the backend refuses its own narrowing conversions
+        self._check_shape(out, "x")
+        checked = self._check_values(out, "x")  # in the values' own dtype, before conversion
+        if out.dtype != self._dtype:
+            out = self._converted(out, "x")
+            if not checked:
+                self._check_values(out, "x")
+        return self.check(out, "x")
+
+    def _converted(self, x: Any, name: str) -> Any:
+        """``x`` in this model's dtype, or a ``ValueError`` if a value would change beyond
+        rounding to the model's precision."""
         xp = self.xp
-        out = self._backend.asarray(x)
-        if out.dtype == self._dtype:
-            return self.check(out, "x")
-        lossy = ValueError(
-            f"converting {_kind(out.dtype)} values to {self.name}'s {self.dtype_name} would change "
-            "them (e.g. drop fractions or imaginary parts); give values the model holds"
-        )
-        if _kind(out.dtype) == "complex" and _kind(self._dtype) != "complex":
-            if not bool(xp.all(xp.imag(out) == 0)):
-                raise lossy
-            out = xp.real(out)
-        converted = xp.astype(out, self._dtype)
-        into_integers = _kind(self._dtype) in ("bool", "int", "uint") and _kind(out.dtype) in (
-            "float",
-            "complex",
-        )
-        if into_integers and not bool(xp.all(xp.astype(converted, out.dtype) == out)):
-            raise lossy
-        return self.check(converted, "x")
+        src, dst = _kind(x.dtype), _kind(self._dtype)
+        source = dtype_name(x.dtype) if src != "other" else str(x.dtype)
+        where = f"converting {source} values to {self.name}'s {self.dtype_name}"
+        traced = self._backend.is_traced(x)
+        if src == "complex" and dst != "complex":
+            imag = xp.imag(x)
+            if not traced and not bool(xp.all(imag == 0)):
+                raise self._value_error(name, x, imag != 0, f"have imaginary parts, which {where} would drop")
+            x, src = xp.real(x), "float"
+        if dst in ("int", "uint", "bool"):
+            low, high = (int(v) for v in _int_range(self.dtype_name))
+            if not traced and not _fits(x.dtype, low, high):
+                bad = (x < low) | (x > high)
+                if src == "float":
+                    bad = bad | ~xp.isfinite(x) | (x != xp.trunc(x))
+                if bool(xp.any(bad)):
+                    problem = f"are not integers in [{low}, {high}], which {where} would change"
+                    raise self._value_error(name, x, bad, problem)
+            return xp.astype(x, self._dtype)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflows are reported below
+            converted = xp.astype(x, self._dtype)
+        if traced:
+            return converted
+        if src in ("float", "complex"):  # narrower floats may overflow to infinity
+            bad = xp.isfinite(x) & ~xp.isfinite(converted)
+            if bool(xp.any(bad)):
+                raise self._value_error(name, x, bad, f"overflow to infinity in {where}")
+        elif src in ("int", "uint"):  # integers beyond the float's mantissa are rounded
+            exact = 2 ** (_MANTISSA_BITS[self.dtype_name] + 1)
+            if not _fits(x.dtype, -exact, exact):
+                bad = (x > exact) | (x < -exact)
+                if bool(xp.any(bad)):
+                    problem = f"are integers beyond +-{exact}, which {where} may round"
+                    raise self._value_error(name, x, bad, problem)
+        return converted
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """Any array of this model's backend (vectors, similarities, decoded values) as a
@@ -301,6 +465,38 @@ class VSAModel(ModelProtocol, ABC):
                 "this backend first with model.asarray(x)"
             )
         return self._backend.to_numpy(x)
+
+    # -- memory -------------------------------------------------------------------------
+    #: peak bytes per element of a draw, measured with NumPy for the default dtype (scaled by
+    #: the dtype's size for others): the estimate by which draws beyond memory are refused
+    _draw_bytes_per_element: ClassVar[float] = 16.0
+    #: bytes per element that a model keeps or makes at creation besides its tie-break vector
+    _creation_bytes_per_element: ClassVar[float] = 0.0
+
+    def _draw_bytes(self, n_rows: int) -> int:
+        """About the peak memory a draw of ``n_rows`` vectors takes."""
+        scale = _itemsize(self.dtype_name) / _itemsize(self.default_dtype)
+        return math.ceil(n_rows * self._dim * self._draw_bytes_per_element * scale)
+
+    def _creation_bytes(self) -> int:
+        """About the peak memory creating the model takes (its tie-break vector and what a
+        model keeps besides)."""
+        return self._draw_bytes(1) + math.ceil(self._dim * self._creation_bytes_per_element)
+
+    def _check_memory(self, needed: int, what: str) -> None:
+        """``AllocationError`` if about ``needed`` bytes exceed the memory available on the
+        device (checked only for requests above ``CHECKED_ALLOCATION_BYTES``: reading the
+        free memory costs microseconds)."""
+        if needed <= CHECKED_ALLOCATION_BYTES:
+            return
+        available = self._backend.available_memory()
+        if available is not None and needed > available:
+            raise AllocationError(
+                f"{what} needs about {needed} bytes ({_format_bytes(needed)} at its peak, as "
+                f"measured with NumPy), more than the {_format_bytes(available)} available on device "
+                f"{self._backend.device_name}; use a smaller dim, or draw fewer rows at a time "
+                "(row i of random(n, seed=s) does not depend on n)"
+            )
 
     # -- the public operations -----------------------------------------------------------
     def spawn_seed(self) -> int:
@@ -330,6 +526,7 @@ class VSAModel(ModelProtocol, ABC):
             raise TypeError("stream must be a non-negative int or a sequence of them, got a bool")
         if isinstance(stream, (int, np.integer)) and not 0 <= stream < 2**64:
             raise ValueError(f"stream must be in [0, 2**64), got {stream}")
+        self._check_memory(self._draw_bytes(n), f"draw({n})")
         return self._random(n, seed, stream, int(purpose))
 
     def random(self, n: int | None = None, *, seed: int | None = None) -> Any:
@@ -340,6 +537,7 @@ class VSAModel(ModelProtocol, ABC):
         (reproducibly, if the model was created with a seed).
         """
         rows = 1 if n is None else _check_count(n, "n")
+        self._check_memory(self._draw_bytes(rows), f"random({rows})")
         if seed is not None:
             key, stream = check_seed(seed), 0
         elif self._seed is not None:
@@ -418,18 +616,22 @@ class VSAModel(ModelProtocol, ABC):
         if chunk_size >= n_items:
             out = self._similarity_matrix(q, items)
         else:
-
-            def chunk(start: int) -> Any:
-                return self._similarity_matrix(q, items[start : start + chunk_size])
-
-            starts = range(0, n_items, chunk_size)
-            mapper = self._backend.map_chunks if self._parallel_chunks else _map_list
-            out = self.xp.concat(mapper(chunk, starts), axis=-1)
+            out = self._backend.map_item_chunks(
+                self._matrix_chunk, (q,), (items,), chunk_size, self._parallel_chunks, self._kernel_cache
+            )
         return self.xp.reshape(out, (*batch, n_items))
+
+    def _matrix_chunk(self, queries: tuple[Any], items: tuple[Any]) -> Any:
+        return self._similarity_matrix(queries[0], items[0])
 
     def _default_chunk(self, n_items: int, n_queries: int) -> int:
         per_item = self._matrix_temp_bytes_per_item(n_queries)
-        return n_items if per_item == 0 else max(1, self._chunk_bytes // per_item)
+        if per_item == 0:
+            return n_items
+        # whole blocks of _items_product: a chunk that ends inside a block would compute
+        # that block twice (its last block overlaps the one before)
+        block = self._product_block_rows
+        return max(block, self._chunk_bytes // per_item // block * block)
 
     # -- search over a prepared index (the protocol of holovec.retrieval) -------------------
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
@@ -453,12 +655,9 @@ class VSAModel(ModelProtocol, ABC):
         chunk_size = n_items if per_item == 0 else max(1, self._search_chunk_bytes // per_item)
         if chunk_size >= n_items:
             return self._search_scores(queries, items)
-
-        def chunk(start: int) -> Any:
-            return self._search_scores(queries, tuple(a[start : start + chunk_size] for a in items))
-
-        mapper = self._backend.map_chunks if self._parallel_search else _map_list
-        return self.xp.concat(mapper(chunk, range(0, n_items, chunk_size)), axis=-1)
+        return self._backend.map_item_chunks(
+            self._search_scores, queries, items, chunk_size, self._parallel_search, self._kernel_cache
+        )
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         """``similarity_matrix`` of indexed queries against one chunk of indexed items."""
@@ -499,15 +698,44 @@ class VSAModel(ModelProtocol, ABC):
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         """``(n_q, dim) x (n_b, dim) -> (n_q, n_b)`` for one chunk of items."""
 
-    @staticmethod
-    def _items_product(queries: Any, items: Any) -> Any:
-        """``queries @ items.T`` with the taller matrix on the left and only the shorter one
-        transposed: usually ``(items @ queries.T).T`` (BLAS is much faster with the long item
-        matrix on the left, and eager JAX would copy a transposed item matrix); for a short
-        codebook searched by more queries (an encoder's table of levels or candidates),
-        ``queries @ items.T``. On an idle machine the two orders take the same time; with
-        other processes busy on both cores, OpenBLAS took 0.5 s instead of 8 ms for 9 items
-        x 100 queries of 20,000 floats with the short matrix on the left."""
+    def _dot_similarity(self, dots: Any, squares_a: Any, squares_b: Any) -> Any:
+        """``<a, b> / max(dim, |a| |b|)`` clipped to [-1, 1], from the dot products and the
+        squared norms of both sides (broadcasting): the search score of the models whose
+        similarity is ``<a, b> / dim``.
+
+        For their vectors (squared norm ``dim``: MAP's +-1, FHRR's unit phasors) it is that
+        similarity (for +-1 vectors exactly: ``dim * dim`` rounds back to ``dim`` under the
+        square root); vectors of larger norm (sums, arithmetic of your own) get their
+        cosine, so that the scale stays [-1, 1] and a search with such a query still ranks
+        the items as the dot product does. The clip takes off what rounding adds."""
+        xp = self.xp
+        denominator = xp.maximum(xp.sqrt(squares_a * squares_b), float(self._dim))
+        return self._backend.clip(dots / denominator, -1.0, 1.0)
+
+    #: rows of items per matrix product where products round (continuous models): every
+    #: such product has exactly this many item rows (Backend.row_blocked_matmul), so that an
+    #: item's score depends neither on the chunk it comes in nor on its place there
+    _product_block_rows: ClassVar[int] = 128
+
+    def _items_product(self, queries: Any, items: Any, *, exact: bool = False) -> Any:
+        """``queries @ items.T``, ``(n_q, w) x (n_i, w) -> (n_q, n_i)``.
+
+        Where the products round (``exact=False``), the items are on the left in products of
+        exactly ``_product_block_rows`` rows (:meth:`Backend.row_blocked_matmul`): matrix
+        libraries pick kernels and summation orders by shape, and would otherwise score one
+        item a float step apart depending on how the items were chunked and where a row
+        sits (equal rows, unequal scores, top-k ties that depend on ``chunk_size``).
+
+        ``exact=True`` (integer-valued products: MAP, BSC, sparse codes) takes the faster
+        orientation for the shapes, since any order gives the same sums: usually
+        ``(items @ queries.T).T`` (BLAS is much faster with the long item matrix on the
+        left, and eager JAX would copy a transposed item matrix); for a short codebook
+        searched by more queries, ``queries @ items.T``. On an idle machine the two orders
+        take the same time; with other processes busy on both cores, OpenBLAS took 0.5 s
+        instead of 8 ms for 9 items x 100 queries of 20,000 floats with the short matrix
+        on the left."""
+        if not exact:
+            return self._backend.row_blocked_matmul(items, queries.mT, self._product_block_rows).mT
         if queries.shape[0] > items.shape[0]:
             return queries @ items.mT
         return (items @ queries.mT).mT
@@ -530,12 +758,34 @@ class VSAModel(ModelProtocol, ABC):
         return 0
 
 
-def _map_list(fn: Any, chunks: Any) -> list:
-    return [fn(c) for c in chunks]
-
-
 def _kind(dtype: Any) -> str:
     return DTYPE_KINDS.get(dtype_name(dtype), "other") if _known_dtype(dtype) else "other"
+
+
+def _plain(value: Any) -> str:
+    """A NumPy scalar as Python writes the number (``2``, ``-1.5``, ``(1+2j)``)."""
+    return repr(value.item()) if isinstance(value, np.generic) else repr(value)
+
+
+#: mantissa bits of the float dtypes: integers up to 2**(bits + 1) in magnitude are exact
+_MANTISSA_BITS = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}
+_MANTISSA_BITS.update(complex64=23, complex128=52)
+
+
+def _int_range(name: str) -> tuple[int, int]:
+    """The smallest and largest value of an integer (or bool) dtype name."""
+    if name == "bool":
+        return 0, 1
+    info = np.iinfo(np.dtype(name))
+    return int(info.min), int(info.max)
+
+
+def _fits(dtype: Any, low: int, high: int) -> bool:
+    """Whether every value of an integer (or bool) dtype lies in ``[low, high]``."""
+    if _kind(dtype) not in ("int", "uint", "bool"):
+        return False
+    smallest, largest = _int_range(dtype_name(dtype))
+    return low <= smallest and largest <= high
 
 
 def _known_dtype(dtype: Any) -> bool:

@@ -51,6 +51,9 @@ class BSC(VSAModel):
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = False, **kwargs: Any) -> None:
         super().__init__(dim, backend, **kwargs)  # __new__ chose the class by `packed`
+        self._bool = self.backend.dtype("bool")
+
+    _draw_bytes_per_element = 1.25  # measured: the bits and their words
 
     @property
     def _float(self) -> Any:
@@ -84,12 +87,18 @@ class BSC(VSAModel):
     def _normalize(self, x: Any) -> Any:
         return self.xp.astype(x != 0, self.dtype)
 
+    # Every similarity path reads an element as 1 where it is nonzero (as normalize and
+    # bit packing do), so that similarity and similarity_matrix agree on any uint8 input.
     def _similarity(self, a: Any, b: Any) -> Any:
-        hamming = self.backend.count_nonzero(a ^ b)
-        return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
+        xp, flag = self.xp, self._bool
+        return self._from_hamming(self.backend.count_nonzero(xp.astype(a, flag) ^ xp.astype(b, flag)))
+
+    def _from_hamming(self, hamming: Any) -> Any:
+        """``1 - 2 * hamming / dim``, rounded alike on every path and backend."""
+        return 1 - self.backend.divide(2 * self.xp.astype(hamming, self._float), self.dim)
 
     def _bipolar(self, x: Any) -> Any:
-        return 1 - 2 * self.xp.astype(x, self._float)
+        return 1 - 2 * self.xp.astype(x != 0, self._float)
 
     # -- sums: BSC is MAP under 0 -> +1, 1 -> -1 --------------------------------------------
     @property
@@ -109,13 +118,14 @@ class BSC(VSAModel):
             # pack (8x less to read), then XOR/popcount in cache-sized chunks on every core
             return self.search_scores(self.search_index(queries), self.search_index(items))
         # +-1 products count agreements minus disagreements exactly (integers < 2**24);
-        # written as 1 - 2 * hamming / dim so that every BSC path rounds alike
-        dots = self._items_product(self._bipolar(queries), self._bipolar(items))
-        return 1 - 2 * ((self.dim - dots) / 2) / self.dim
+        # hamming = (dim - dots) / 2, exactly; then the formula that every BSC path shares
+        dots = self._items_product(self._bipolar(queries), self._bipolar(items), exact=True)
+        return self._from_hamming((self.dim - dots) * 0.5)
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
-        # the packed path bounds its own chunks; its packed copy is 1/8 of the items
-        return 0 if self.backend.fast_packed_hamming else 4 * self.dim
+        # the packed path packs the items chunk by chunk (its XOR/popcount bounds its own
+        # chunks): the packing's temporaries; the other path, the +-1 floats
+        return 2 * self.dim if self.backend.fast_packed_hamming else 4 * self.dim
 
     # a search index is the items bit-packed: 8x less memory, compared by XOR/popcount in
     # chunks whose XOR results stay in the CPU's cache, on every core
@@ -133,8 +143,7 @@ class BSC(VSAModel):
         return (self._as_packed(vectors),)
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
-        hamming = self.backend.hamming_matrix(queries[0], items[0], self.dim)
-        return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
+        return self._from_hamming(self.backend.hamming_matrix(queries[0], items[0], self.dim))
 
     def _search_temp_bytes_per_item(self, n_queries: int) -> int:
         return self.backend.hamming_temp_bytes(n_queries, self._packed_length, self.dim)

@@ -33,6 +33,8 @@ class PackedBSC(BSC):
     """
 
     packed = True
+    _draw_bytes_per_element = 0.3  # measured (the words, a bit per element)
+    _creation_bytes_per_element = 3.0  # the padding mask is made from unpacked ones
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = True, **kwargs: Any) -> None:
         super().__init__(dim, backend, **kwargs)
@@ -49,6 +51,10 @@ class PackedBSC(BSC):
         """Unpacked BSC vectors (uint8 0/1, last axis ``dim``) as packed vectors."""
         if not isinstance(bits, self.backend.array_type) or bits.shape[-1:] != (self.dim,):
             raise ValueError(f"pack takes uint8 0/1 bits of shape (..., {self.dim}) of this backend")
+        if not self.backend.is_traced(bits):  # values other than 0 and 1 are not bits
+            bad = (bits != 0) & (bits != 1)
+            if bool(self.xp.any(bad)):
+                raise self._value_error("bits", bits, bad, "are not bits (allowed: 0 or 1)")
         return self.backend.pack_bits(self.xp.astype(bits != 0, self.dtype), self.vector_length)
 
     def unpack(self, x: Any) -> Any:
@@ -61,11 +67,22 @@ class PackedBSC(BSC):
     def from_elements(self, e: Any) -> Any:
         return self.backend.pack_bits(e, self.vector_length)
 
+    @property
+    def allowed_values(self) -> str:
+        return f"bytes whose bits past the {self.dim} elements (the padding of the last word) are 0"
+
+    def _valid_elements(self, x: Any) -> Any | None:
+        if 8 * self.vector_length == self.dim or not self.xp.isdtype(x.dtype, "integral"):
+            return None  # every byte is data; or checked once converted
+        return (x & ~self._valid_bits()) == 0
+
     def _valid_bits(self) -> Any:
         """Bytes with the bits of the ``dim`` elements set and the padding bits clear."""
-        xp = self.xp
-        ones = xp.ones(self.dim, dtype=self.dtype, device=self.device)
-        return self.backend.pack_bits(ones, self.vector_length)
+        mask = self.__dict__.get("_valid_bits_cache")
+        if mask is None:  # made once (outside any trace: the first call is model creation's)
+            mask = self.backend.padding_mask(self.vector_length, self.dim)
+            self.__dict__["_valid_bits_cache"] = mask
+        return mask
 
     # -- the algebra ---------------------------------------------------------------------
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
@@ -94,8 +111,10 @@ class PackedBSC(BSC):
         return greater | (equal & self._tiebreak)
 
     def _similarity(self, a: Any, b: Any) -> Any:
-        hamming = self.backend.count_bits(a ^ b)
-        return 1 - 2 * self.xp.astype(hamming, self._float) / self.dim
+        differ = a ^ b
+        if 8 * self.vector_length != self.dim:  # padding bits set (e.g. by ~a) do not count
+            differ = differ & self._valid_bits()
+        return self._from_hamming(self.backend.count_bits(differ))
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # XOR/popcount on every backend (the bits are packed already), in BSC's search chunks

@@ -72,19 +72,23 @@ class SparseBinaryModel(VSAModel):
         return not any(self.backend.is_traced(x) for x in arrays)
 
     def _ones(self, x: Any) -> Any:
-        """Number of ones of each vector, int32."""
-        return self.xp.sum(x, axis=-1, dtype=self._int)
+        """Number of ones (nonzero elements) of each vector, int32."""
+        return self.xp.astype(self.backend.count_nonzero(x), self._int)
 
     def _overlap_ratio(self, overlap: Any, count_a: Any, count_b: Any) -> Any:
         xp = self.xp
         overlap = xp.astype(overlap, self._float)
         denominator = xp.sqrt(xp.astype(count_a, self._float) * xp.astype(count_b, self._float))
         nonzero = denominator > 0
-        return xp.where(nonzero, overlap / xp.where(nonzero, denominator, 1), 0)
+        # at most 1 (the float32 product of large counts may round the denominator down)
+        return xp.minimum(xp.where(nonzero, overlap / xp.where(nonzero, denominator, 1), 0), 1.0)
 
+    # Every similarity path reads an element as one where it is nonzero (as normalize
+    # does), so that similarity and similarity_matrix agree on any uint8 input.
     def _similarity(self, a: Any, b: Any) -> Any:
-        overlap = self.xp.sum(a & b, axis=-1, dtype=self._int)
-        return self._overlap_ratio(overlap, self._ones(a), self._ones(b))
+        a, b = a != 0, b != 0
+        count = self.backend.count_nonzero
+        return self._overlap_ratio(count(a & b), count(a), count(b))
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         return self._dense_similarity_matrix(queries, items)
@@ -92,8 +96,8 @@ class SparseBinaryModel(VSAModel):
     def _dense_similarity_matrix(self, queries: Any, items: Any) -> Any:
         # 0/1 in float32: the products count common ones exactly (counts < 2**24)
         xp = self.xp
-        q, b = xp.astype(queries, self._float), xp.astype(items, self._float)
-        overlap = (b @ q.mT).mT  # BLAS is faster with the long item matrix on the left
+        q, b = xp.astype(queries != 0, self._float), xp.astype(items != 0, self._float)
+        overlap = self._items_product(q, b, exact=True)
         return self._overlap_ratio(overlap, xp.sum(q, axis=-1)[:, None], xp.sum(b, axis=-1)[None, :])
 
     def _matrix_temp_bytes_per_item(self, n_queries: int = 1) -> int:
@@ -199,6 +203,8 @@ class BSDC(SparseBinaryModel):
     #: a mix of two vectors would not keep the fixed number of ones
     atoms_exchangeable = False
     option_names: ClassVar[tuple[str, ...]] = ("density", "binding", "thinning")
+    _draw_bytes_per_element = 16.0  # measured: the words and their argsort
+    _creation_bytes_per_element = 9.0  # the CDT permutation (words, int64 argsort)
     _jax_compiled = (
         *SparseBinaryModel._jax_compiled,
         "_ones_from_words",

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..random import random_words
+from .base import check_dim
 from .bsdc import SparseBinaryModel
 from .registry import register_model
 
@@ -70,6 +71,8 @@ class BSDCSEG(SparseBinaryModel):
     is_commutative = True
     is_exact_inverse = True
     option_names: ClassVar[tuple[str, ...]] = ("segments", "segment_length", "thinning")
+    _draw_bytes_per_element = 2.0  # measured: a word per segment, the one-hot vectors
+    _creation_bytes_per_element = 8.0  # the vote's tie preferences
     _jax_compiled = (
         *SparseBinaryModel._jax_compiled,
         "_one_hot_from_words",
@@ -95,6 +98,7 @@ class BSDCSEG(SparseBinaryModel):
         thinning: str | None = "none",
         **kwargs: Any,
     ) -> None:
+        dim = check_dim(dim)  # first: the divisor search below is only for valid dims
         self.thinning = self._option_choice(thinning, "thinning", ("none", "vote"))
         self._segments, self._length = _segment_shape(dim, segments, segment_length)
         super().__init__(dim, backend, **kwargs)
@@ -319,7 +323,7 @@ class BSDCSEG(SparseBinaryModel):
         offsets = xp.arange(S, dtype=self._index_dtype, device=self.device) * self._length
         positions = xp.reshape(indices + offsets, (-1,))
         gathered = xp.reshape(xp.take(x, positions, axis=-1), (x.shape[0], indices.shape[0], S))
-        return xp.sum(gathered, axis=-1, dtype=self._int)
+        return xp.sum(gathered != 0, axis=-1, dtype=self._int)  # nonzero counts as one
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         if self.backend.gather_beats_matmul and self._concrete(queries, items):

@@ -67,6 +67,7 @@ class GHRR(CosineSimilarity, VSAModel):
     option_names = ("m",)
     element_kind = "unitary-blocks"
     bundle_is_sum = True
+    _draw_bytes_per_element = 80.0  # measured for m=2: the rotations' temporaries
 
     def __init__(self, dim: int, backend: Any = None, *, m: int = 2, **kwargs: Any) -> None:
         if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)):

@@ -36,6 +36,7 @@ class MAP(VSAModel):
     element_kind = "bipolar"
     bundle_is_sum = True
     bind_is_elementwise = True
+    _draw_bytes_per_element = 6.0  # measured: the bits, int8 signs, the floats
 
     @property
     def _accumulate_dtype(self) -> Any:
@@ -70,18 +71,38 @@ class MAP(VSAModel):
     def _normalize(self, x: Any) -> Any:
         return self._sign(x)
 
+    # similarity is <a, b> / dim, clipped to [-1, 1]: exact for +-1 vectors, linear in each
+    # argument within the range (gradients), and bounded for arrays of your own (sums)
     def _similarity(self, a: Any, b: Any) -> Any:
         acc = self._accumulate_dtype
-        xp = self.xp
+        xp, backend = self.xp, self.backend
         if acc != self.dtype:
             a, b = xp.astype(a, acc), xp.astype(b, acc)
-        return self.backend.vecdot(a, b) / self.dim
+        return backend.clip(backend.divide(backend.vecdot(a, b), self.dim), -1.0, 1.0)
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         acc = self._accumulate_dtype
         if acc != self.dtype:
             queries, items = self.xp.astype(queries, acc), self.xp.astype(items, acc)
-        return self._items_product(queries, items) / self.dim
+        dots = self._items_product(queries, items, exact=True)
+        return self.backend.clip(self.backend.divide(dots, self.dim), -1.0, 1.0)
+
+    # A search ranks by <a, b> / max(dim, |a| |b|) (VSAModel._dot_similarity): the similarity
+    # itself for +-1 vectors (exactly), and for a query of larger norm (an unbound
+    # superposition, whose dot products exceed dim) its cosine, which ranks the items as the
+    # dot products do where the clipped similarity would tie all those above 1.
+    def search_index(self, vectors: Any) -> tuple[Any, Any]:
+        acc = self._accumulate_dtype
+        x = vectors if acc == self.dtype else self.xp.astype(vectors, acc)
+        return vectors, self.backend.row_squared_norms(x, self._product_block_rows)
+
+    def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        (q, squares_q), (b, squares_b) = queries, items
+        acc = self._accumulate_dtype
+        if acc != self.dtype:
+            q, b = self.xp.astype(q, acc), self.xp.astype(b, acc)
+        dots = self._items_product(q, b, exact=True)
+        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :])
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         return 0 if self._accumulate_dtype == self.dtype else 4 * self.dim

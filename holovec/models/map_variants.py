@@ -40,6 +40,7 @@ class MAPC(CosineSimilarity, MAP):
     is_commutative = True
     is_exact_inverse = False
     element_kind = "bounded"
+    _draw_bytes_per_element = 12.0  # measured: the words and the uniforms
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         # drawn in float32 (or float64): 24-bit uniforms are exact there, not in 16 bits
@@ -82,6 +83,16 @@ class MAPI(CosineSimilarity, MAP):
     is_commutative = True
     is_exact_inverse = True
     allowed_dtypes = ("float32", "float64")
+    _exact_products = True  # integers: exact sums below 2**24 (float32)
+
+    @property
+    def allowed_values(self) -> str:
+        return "integers (+1 or -1, and their sums in bundles)"
+
+    def _valid_elements(self, x: Any) -> Any | None:
+        if not self.xp.isdtype(x.dtype, "real floating"):
+            return None  # integers are checked once converted (exactly), complex once real
+        return self.xp.isfinite(x) & (x == self.xp.round(x))
 
     def _bundle(self, stacked: Any) -> Any:
         return self.xp.sum(stacked, axis=0)

@@ -38,10 +38,20 @@ Capabilities
 
 Hooks
 -----
-``check``, ``draw``, ``search_index``, ``search_scores`` and ``config_differences`` are
-defined on :class:`~holovec.models.VSAModel`; the conversion hooks are here. Every hook
-takes arrays of the model's backend that have passed :meth:`check` (vectors) and
-broadcasts over leading batch axes unless its docstring says otherwise.
+``check``, ``check_values``, ``draw``, ``search_index``, ``search_scores`` and
+``config_differences`` are defined on :class:`~holovec.models.VSAModel`; the conversion
+hooks are here. Every hook takes arrays of the model's backend that have passed
+:meth:`check` (vectors) and broadcasts over leading batch axes unless its docstring says
+otherwise.
+
+Values
+------
+``check`` reads no values (it is cheap enough for every call, and works under ``jax.jit``);
+``check_values`` reads them, and ``asarray`` calls it on everything it converts. What a
+model's elements may be is ``allowed_values`` (words, for messages) and
+``_valid_elements`` (the test): by ``element_kind`` unless the model overrides them,
+discrete alphabets exactly (``bipolar`` +-1, ``binary`` and ``sparse`` 0/1), ``bounded``
+within [-1, 1], the continuous kinds finite.
 """
 
 from __future__ import annotations
