@@ -440,23 +440,23 @@ def test_devices_that_do_not_exist_are_refused(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
 def test_scores_independent_of_chunking(variant, backend):
-    model = make(variant, backend, dim=1024)
+    model = make(variant, backend, dim=256)
     base = model.random(12, seed=3)
     order = np.array(([0, 1, 2, 0, 3, 4, 0, 5, 1, 6, 7, 8, 0, 9, 10, 11] * 9)[:141])
     items = model.xp.take(base, model.backend.asarray(order.astype(np.int32)), axis=0)
-    for n_q in (1, 5):
+    for n_q in (1, 3):
         q = base[:n_q]
         whole = host(model, model.similarity_matrix(q, items))
         for j in range(12):  # equal rows, equal scores, wherever they are
             cols = whole[:, order == j]
             np.testing.assert_array_equal(cols, np.repeat(cols[:, :1], cols.shape[1], axis=1))
-        for chunk_size in (1, 3, 7, 64, 100):
+        for chunk_size in (3, 50):
             np.testing.assert_array_equal(
                 host(model, model.similarity_matrix(q, items, chunk_size=chunk_size)), whole
             )
         index, queries = model.search_index(items), model.search_index(q)
         scores = host(model, model.search_scores(queries, index))
-        for chunk in (1, 7, 64):
+        for chunk in (7,):
             parts = [
                 host(model, model.search_scores(queries, tuple(a[s : s + chunk] for a in index)))
                 for s in range(0, len(order), chunk)
@@ -464,7 +464,7 @@ def test_scores_independent_of_chunking(variant, backend):
             np.testing.assert_array_equal(np.concatenate(parts, axis=1), scores)
         # top-k ties: the lowest index first, whatever the chunk size of the search
         first = [int(np.flatnonzero(order == j)[0]) for j in range(n_q)]
-        for chunk_size in (None, 5, 64):
+        for chunk_size in (None, 5):
             _, idx = search(model, q, items, k=1, chunk_size=chunk_size)
             assert host(model, idx)[:, 0].tolist() == first
 

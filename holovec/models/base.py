@@ -628,10 +628,11 @@ class VSAModel(ModelProtocol, ABC):
         per_item = self._matrix_temp_bytes_per_item(n_queries)
         if per_item == 0:
             return n_items
-        # whole blocks of _items_product: a chunk that ends inside a block would compute
-        # that block twice (its last block overlaps the one before)
+        chunk = max(1, self._chunk_bytes // per_item)
+        # whole blocks of _items_product where a chunk holds some: a chunk that ends inside
+        # a block would compute that block twice (its last block overlaps the one before)
         block = self._product_block_rows
-        return max(block, self._chunk_bytes // per_item // block * block)
+        return chunk - chunk % block if chunk >= block else chunk
 
     # -- search over a prepared index (the protocol of holovec.retrieval) -------------------
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
