@@ -1,5 +1,11 @@
 """Codebook: labels <-> the stacked vectors of one model, with safe storage.
 
+Size: about 1,000 lines, over the project's 600: the class, the dict forms HoloVec users
+bring, and the file format with its validating reader (zip directory, ``.npy`` headers,
+sizes, metadata types, streamed checksums) are here together. The reader is the next
+thing to move into its own module (``_format``); it stayed here while the format was
+hardened so that writer and reader change in one place.
+
 Stored as ``.npz`` (a zip archive of two ``.npy`` arrays, no pickle): ``vectors`` and
 ``metadata``, a JSON record of the format and its version, model, dim, vector length,
 dtype, options, backend, the model's seed and the codebook's, namespace, count, the
