@@ -56,6 +56,8 @@ class VSA:
         **options:
             Model-specific options.
 
+        Notes
+        -----
         The cheap checks come first (name, ``dim``, options, backend, device, dtype); a
         model whose creation needs more memory than the device has available raises
         :class:`~holovec.models.AllocationError` (a ``MemoryError`` and a ``ValueError``)
