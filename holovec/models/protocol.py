@@ -149,7 +149,7 @@ class ModelProtocol:
     def phase_count(self) -> int:
         """Number of phases per vector (FHRR: ``dim``; HRR: ``dim // 2 + 1`` frequencies)."""
         self._need("has_phasor_form", "be written as phases")
-        raise NotImplementedError  # pragma: no cover - models with the capability override it
+        self._phasor_hook_missing("phase_count")
 
     @property
     def phase_dtype(self) -> Any:
@@ -172,15 +172,22 @@ class ModelProtocol:
         """Vectors ``(..., vector_length)`` from phases ``(..., phase_count)`` of
         ``phase_dtype``; binding vectors adds their phases."""
         self._need("has_phasor_form", "be written as phases")
-        raise NotImplementedError  # pragma: no cover
+        self._phasor_hook_missing("from_phases")
 
     def to_phasors(self, x: Any) -> Any:
         """The unit phasors ``exp(1j * phases)`` of vectors, ``(..., phase_count)`` (for
         vectors that are not pure phasors, the complex coefficients they have there)."""
         self._need("has_phasor_form", "be written as phases")
-        raise NotImplementedError  # pragma: no cover
+        self._phasor_hook_missing("to_phasors")
 
     # -- helpers --------------------------------------------------------------------------
+    def _phasor_hook_missing(self, hook: str) -> Any:
+        # a declaration without its hooks is the model author's error: say which hook
+        raise TypeError(
+            f"{self.name} declares has_phasor_form but does not define {hook}; a model with a "
+            "phasor form overrides phase_count, from_phases and to_phasors"
+        )
+
     def _need(self, capability: str, what: str) -> None:
         if not getattr(self, capability):
             raise TypeError(f"{self.name} vectors cannot {what} (the model's {capability} is False)")

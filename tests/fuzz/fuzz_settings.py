@@ -39,3 +39,14 @@ def is_clear_error(err: BaseException) -> bool:
 
 
 _PACKAGE = Path(holovec.__file__).resolve().parent
+
+
+def outcome(call):
+    """``(True, result)`` or ``(False, error)``; any error that is not a clear holovec
+    ``TypeError``/``ValueError`` fails the test."""
+    try:
+        return True, call()
+    except Exception as err:
+        if not is_clear_error(err):
+            raise AssertionError(f"a raw {type(err).__name__} escaped: {err!r}") from err
+        return False, err

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import backend_param
-from fuzz_settings import FUZZ, is_clear_error
+from fuzz_settings import FUZZ, outcome
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,15 +29,6 @@ def cached(key, make):
     if key not in _CACHE:
         _CACHE[key] = make()
     return _CACHE[key]
-
-
-def _outcome(call):
-    try:
-        return True, call()
-    except Exception as err:
-        if not is_clear_error(err):
-            raise AssertionError(f"a raw {type(err).__name__} escaped: {err!r}") from err
-        return False, err
 
 
 scalars = st.one_of(
@@ -71,14 +62,14 @@ def encoders(backend: str):
 @given(x=values, clip=st.booleans())
 def test_scalar_encoders_raise_clearly_or_give_finite_vectors(backend, x, clip):
     for model, encoder in encoders(backend):
-        ok, out = _outcome(lambda encoder=encoder: encoder.encode(x, clip=clip))
+        ok, out = outcome(lambda encoder=encoder: encoder.encode(x, clip=clip))
         if not ok:
             continue
         model.check(out)
         host = np.asarray(model.to_numpy(out))
         assert np.all(np.isfinite(host)), f"{type(encoder).__name__} gave non-finite vectors for {x!r}"
         if host.size:
-            ok, decoded = _outcome(lambda encoder=encoder, out=out: encoder.decode(out))
+            ok, decoded = outcome(lambda encoder=encoder, out=out: encoder.decode(out))
             assert ok, f"decoding an encoding failed: {decoded}"
 
 
@@ -95,7 +86,7 @@ def test_scalar_encoders_raise_clearly_or_give_finite_vectors(backend, x, clip):
 def test_vector_encoder_raises_clearly_or_gives_finite_vectors(backend, x):
     model = cached(("MAP-C", backend), lambda: VSA.create("MAP-C", DIM, backend=backend, device="cpu"))
     encoder = cached(("vector", backend), lambda: VectorEncoder(model, 3, seed=2))
-    ok, out = _outcome(lambda: encoder.encode(x))
+    ok, out = outcome(lambda: encoder.encode(x))
     if ok:
         model.check(out)
         assert np.all(np.isfinite(np.asarray(model.to_numpy(out))))
@@ -116,8 +107,8 @@ def test_search_is_independent_of_chunking(backend, name, n_items, duplicates, k
     rows = [i % n_items for i in range(n_items)] + [d % n_items for d in duplicates]
     items = model.xp.take(items, model.backend.asarray(np.array(rows, dtype=np.int32)), axis=0)
     queries = model.random(3, seed=6)
-    ok, whole = _outcome(lambda: search(model, queries, items, k))
-    ok_chunked, chunked = _outcome(lambda: search(model, queries, items, k, chunk_size=chunk))
+    ok, whole = outcome(lambda: search(model, queries, items, k))
+    ok_chunked, chunked = outcome(lambda: search(model, queries, items, k, chunk_size=chunk))
     if not (ok and ok_chunked):
         return
     for got, want in zip(chunked, whole, strict=True):
@@ -135,7 +126,7 @@ def test_stores_refuse_non_finite_rows(backend, bad_row, value):
     model = cached(("MAP", backend), lambda: VSA.create("MAP", DIM, backend=backend, device="cpu"))
     host = np.asarray(model.to_numpy(model.random(5, seed=1))).copy()
     host[bad_row, 0] = value
-    ok, err = _outcome(lambda: ItemStore(model).fit(model.backend.asarray(host)))
+    ok, err = outcome(lambda: ItemStore(model).fit(model.backend.asarray(host)))
     if ok:  # refused at fit or at the first search, with the row named
-        ok, err = _outcome(lambda: ItemStore(model).fit(model.backend.asarray(host)).search(host[:1], k=1))
+        ok, err = outcome(lambda: ItemStore(model).fit(model.backend.asarray(host)).search(host[:1], k=1))
     assert not ok and str(bad_row) in str(err), "a non-finite item must be refused, naming its row"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import backend_param
-from fuzz_settings import FUZZ, is_clear_error
+from fuzz_settings import FUZZ, outcome
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -69,24 +69,13 @@ def _host(model, x) -> np.ndarray:
     return np.asarray(model.to_numpy(x))
 
 
-def _outcome(call):
-    """``(True, result)`` or ``(False, error)``; any error that is not a clear holovec
-    ``TypeError``/``ValueError`` fails the test."""
-    try:
-        return True, call()
-    except Exception as err:
-        if not is_clear_error(err):
-            raise AssertionError(f"a raw {type(err).__name__} escaped: {err}") from err
-        return False, err
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @FUZZ
 @given(variant=variants, data=st.data())
 def test_asarray_raises_or_keeps_every_value(backend, variant, data):
     model = model_of(variant, backend)
     x = data.draw(raw_arrays(model.vector_length), label="x")
-    ok, out = _outcome(lambda: model.asarray(x))
+    ok, out = outcome(lambda: model.asarray(x))
     if not ok:
         return
     model.check(out)
@@ -125,15 +114,15 @@ def test_ops_raise_clearly_or_stay_on_scale(backend, variant, data):
     a = model_vectors(model, data, "a")
     b = model_vectors(model, data, "b")
     for op in (model.bind, model.unbind, model.similarity):
-        ok, out = _outcome(lambda op=op: op(a, b))
+        ok, out = outcome(lambda op=op: op(a, b))
         if ok and op is model.similarity:
             sims = _host(model, out)
             assert np.all((sims >= -1) & (sims <= 1)), f"similarity outside [-1, 1]: {sims}"
-    ok, out = _outcome(lambda: model.permute(a, data.draw(st.integers(-3 * DIM, 3 * DIM))))
+    ok, out = outcome(lambda: model.permute(a, data.draw(st.integers(-3 * DIM, 3 * DIM))))
     if ok:
         assert tuple(out.shape) == tuple(a.shape)
-    ok, out = _outcome(lambda: model.bundle(a))
-    ok, whole = _outcome(lambda: model.similarity_matrix(a, b))
+    ok, out = outcome(lambda: model.bundle(a))
+    ok, whole = outcome(lambda: model.similarity_matrix(a, b))
     if not ok:
         return
     sims = _host(model, whole)
@@ -143,7 +132,7 @@ def test_ops_raise_clearly_or_stay_on_scale(backend, variant, data):
         pairwise = _host(model, model.similarity(a[:, None, :], b[None, :, :]))
         np.testing.assert_allclose(sims, pairwise, atol=1e-5, err_msg="similarity vs similarity_matrix")
     chunk = data.draw(st.sampled_from([1, 2, np.int64(1)]), label="chunk_size")
-    ok, chunked = _outcome(lambda: model.similarity_matrix(a, b, chunk_size=chunk))
+    ok, chunked = outcome(lambda: model.similarity_matrix(a, b, chunk_size=chunk))
     assert ok, f"chunk_size={chunk!r} refused: {chunked}"
     assert np.array_equal(_host(model, chunked), sims), "similarity_matrix depends on the chunk size"
 
@@ -153,7 +142,7 @@ def test_ops_raise_clearly_or_stay_on_scale(backend, variant, data):
 @given(variant=variants, n=st.one_of(st.integers(-3, 5), st.sampled_from([2**62, 1.5, "3", None, True])))
 def test_random_counts_and_seeds(backend, variant, n):
     model = model_of(variant, backend)
-    ok, out = _outcome(lambda: model.random(n, seed=1))
+    ok, out = outcome(lambda: model.random(n, seed=1))
     if ok:
         expected = (model.vector_length,) if n is None else (n, model.vector_length)
         assert tuple(out.shape) == expected
