@@ -61,7 +61,8 @@ class Purpose(IntEnum):
     LEVEL_ENDS = 18  #: the two end vectors of graded level codes (images, trajectories)
     LEVEL_ORDER = 19  #: the order in which elements switch between the two ends
     PIXEL_POSITIONS = 20  #: the x and y position codes of images
-    PROJECTION = 21  #: random projection matrices (VectorEncoder)
+    PROJECTION = 21  #: random projection matrices (VectorEncoder, SinusoidEncoder)
+    PROJECTION_OFFSETS = 22  #: the phase offsets of SinusoidEncoder
     # scalar encoders (32 and up)
     FPE_PHASES = 32  #: base phases of fractional power encoders (stream = axis)
     HARMONICS = 33  #: integer frequencies of periodic encoders (stream = axis)

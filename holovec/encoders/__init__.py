@@ -5,6 +5,7 @@ from .fpe import FractionalPowerEncoder, PeriodicAngleEncoder, VectorFPE
 from .image import ImageEncoder
 from .residue import ResidueEncoder
 from .scalar import LevelEncoder, ThermometerEncoder
+from .sinusoid import SinusoidEncoder
 from .sequence import NGramEncoder, PositionBindingEncoder, TrajectoryEncoder
 from .structure import GraphEncoder, RecordEncoder
 from .symbols import SymbolCodebook, SymbolTable
@@ -22,6 +23,7 @@ __all__ = [
     "RandomProjectionEncoder",
     "RecordEncoder",
     "ResidueEncoder",
+    "SinusoidEncoder",
     "SymbolCodebook",
     "SymbolTable",
     "ThermometerEncoder",
