@@ -1,0 +1,38 @@
+"""Learning from data: hyperdimensional classifiers and regressors as scikit-learn estimators.
+
+Every estimator follows scikit-learn's conventions (``fit``/``predict``/``score``,
+``partial_fit`` for streams, parameters set in ``__init__``, so ``clone``, pipelines, grid
+search and pickling work), encodes its input with an :class:`HDEncoder` (or any holovec
+encoder), and runs on the model's backend and device in minibatches. Needs scikit-learn
+(``pip install -e '.[learn]'``), imported only with this package.
+
+=========================  =====================================================  ==================
+holovec                    what it learns                                         torchhd
+=========================  =====================================================  ==================
+``CentroidClassifier``     class prototypes bundled in one pass                   ``Centroid``/``Vanilla``
+``AdaptHDClassifier``      + perceptron-style retraining on mistakes              ``AdaptHD``
+``OnlineHDClassifier``     + similarity-weighted updates                          ``OnlineHD``
+``NeuralHDClassifier``     AdaptHD + regeneration of the least useful dimensions  ``NeuralHD``
+``RidgeHDClassifier``      ridge read-out of the encodings (closed form)          ``IntRVFL``
+``RidgeHDRegressor``       ridge regression on the encodings
+``RegHDRegressor``         one model vector trained by least-mean-squares         (RegHD)
+``HDEncoder``              features (or texts, images...) to hypervectors         ``embeddings``
+=========================  =====================================================  ==================
+"""
+
+from . import _sklearn  # noqa: F401  (a clear ImportError without scikit-learn)
+from .encoding import HDEncoder
+from .prototypes import AdaptHDClassifier, CentroidClassifier, NeuralHDClassifier, OnlineHDClassifier
+from .reghd import RegHDRegressor
+from .ridge import RidgeHDClassifier, RidgeHDRegressor
+
+__all__ = [
+    "AdaptHDClassifier",
+    "CentroidClassifier",
+    "HDEncoder",
+    "NeuralHDClassifier",
+    "OnlineHDClassifier",
+    "RegHDRegressor",
+    "RidgeHDClassifier",
+    "RidgeHDRegressor",
+]

@@ -1,0 +1,107 @@
+"""What every holovec estimator shares: its encoder, minibatches and progress (private)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from ..encoders.base import Encoder
+from ._data import batches, n_rows, take_rows
+from ._space import Space
+from .encoding import HDEncoder
+
+#: the encoder settings an estimator passes on to its default encoder (None: the encoder's default)
+_SHARED = ("model", "dim", "backend", "device", "seed")
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def check_positive_number(value: Any, name: str, *, zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    if not (np.isfinite(value) and (value >= 0 if zero else value > 0)):
+        raise ValueError(f"{name} must be a {'non-negative' if zero else 'positive'} finite number, got {value!r}")
+    return float(value)
+
+
+class HDEstimator(BaseEstimator):
+    """Base of the estimators: builds the encoder (``encoder_``) and the model (``model_``)
+    from the parameters, and iterates over encoded minibatches.
+
+    ``encoder`` may be ``None`` (an :class:`HDEncoder` made from ``model``, ``dim``,
+    ``backend``, ``device`` and ``seed``), ``"precomputed"`` (``X`` holds the model's
+    vectors), an :class:`HDEncoder` (cloned; the shared settings left at ``None`` are
+    the encoder's), or any holovec encoder (its model is used).
+    """
+
+    def _make_encoder(self) -> HDEncoder:
+        enc = self.encoder
+        mine = {k: getattr(self, k) for k in _SHARED}
+        if enc is None or (isinstance(enc, str) and enc == "precomputed"):
+            settings = {k: v for k, v in mine.items() if v is not None}
+            if enc is not None:
+                settings["encoding"] = "precomputed"
+            return HDEncoder(**settings)
+        if isinstance(enc, Encoder):
+            model = enc.model
+            given = {"model": model.name, "dim": model.dim, "seed": getattr(enc, "seed", None)}
+            self._check_agree(given, mine, "the encoder's model")
+            return HDEncoder(encoder=enc)
+        if isinstance(enc, HDEncoder):
+            enc = clone(enc)
+            given = enc.get_params(deep=False)
+            self._check_agree({k: given[k] for k in _SHARED}, mine, "encoder")
+            enc.set_params(**{k: v for k, v in mine.items() if v is not None})
+            return enc
+        raise TypeError(
+            f"encoder must be None, 'precomputed', an HDEncoder or a holovec encoder, got {enc!r}"
+        )
+
+    def _check_agree(self, given: dict, mine: dict, whose: str) -> None:
+        for key, value in mine.items():
+            if value is not None and key in given and given[key] is not None and given[key] != value:
+                if key == "model" and str(value).upper() == str(given[key]).upper():
+                    continue
+                raise ValueError(
+                    f"{type(self).__name__}: {key}={value!r} disagrees with {whose} ({key}={given[key]!r}); "
+                    f"leave {key}=None to use the encoder's"
+                )
+
+    def _fit_encoder(self, X: Any) -> None:
+        check_positive_int(self.batch_size, "batch_size")
+        self.encoder_ = self._make_encoder().fit(X)
+        self.model_ = self.encoder_.model_
+        self.space_ = Space(self.model_)
+        if hasattr(self.encoder_, "n_features_in_"):
+            self.n_features_in_ = self.encoder_.n_features_in_
+
+    def _check_input(self, X: Any) -> Any:
+        """``X`` checked against the fitted encoder (shape, features, finiteness)."""
+        X = self.encoder_._checked(X)
+        if hasattr(self.encoder_, "n_features_in_"):
+            self.n_features_in_ = self.encoder_.n_features_in_
+        return X
+
+    def _encoded(self, X: Any, *, epoch: int | None = None) -> Iterator[tuple[Any, Any]]:
+        """``(rows, H)`` for each minibatch of checked ``X``: the selected rows and their
+        encodings as unit real rows on the model's backend. With ``epoch``, in an order
+        shuffled from the seed and the epoch."""
+        seed = None if epoch is None else self.encoder_.seed_
+        for rows in batches(n_rows(X), self.batch_size, seed=seed, epoch=epoch or 0):
+            yield rows, self.space_.features(self.encoder_._encode(take_rows(X, rows)))
+
+    def _progress(self, total: int, desc: str) -> Any:
+        """A tqdm bar over epochs when ``verbose``, else a plain range."""
+        if not self.verbose:
+            return range(total)
+        from tqdm.auto import trange
+
+        return trange(total, desc=desc)

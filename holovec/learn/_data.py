@@ -1,0 +1,81 @@
+"""Input checks and minibatches shared by the estimators (private).
+
+Feature matrices come as NumPy-likes (lists, NumPy arrays, pandas frames: checked by
+scikit-learn's own ``validate_data``, so its conventions and messages hold) or as arrays
+of a framework (torch, JAX), which are checked where they are, without a copy to the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import array_api_compat
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from ..random import fold_in
+
+
+def is_framework_array(x: Any) -> bool:
+    """A torch tensor or JAX array (kept on its device), as opposed to a NumPy-like."""
+    return array_api_compat.is_torch_array(x) or array_api_compat.is_jax_array(x)
+
+
+def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
+    """``X`` as a checked ``(n_samples, n_features)`` real matrix with at least one row,
+    setting ``n_features_in_`` (``reset``) or checking it against the fitted value."""
+    if not is_framework_array(X):
+        return validate_data(estimator, X, reset=reset, dtype=(np.float64, np.float32))
+    name = type(estimator).__name__
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array of shape (n_samples, n_features), got shape {tuple(X.shape)}")
+    xp = array_api_compat.array_namespace(X)
+    if xp.isdtype(X.dtype, "bool") or not xp.isdtype(X.dtype, ("real floating", "integral")):
+        raise TypeError(f"{name}: X must hold real numbers, got dtype {X.dtype}")
+    if X.shape[0] < 1:
+        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum of 1 is required.")
+    if xp.isdtype(X.dtype, "real floating") and not bool(xp.all(xp.isfinite(X))):
+        raise ValueError(f"Input X contains NaN or infinity; {name} needs finite features.")
+    n_features = int(X.shape[1])
+    if reset:
+        estimator.n_features_in_ = n_features
+    elif n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
+        )
+    return X
+
+
+def host_labels(y: Any) -> np.ndarray:
+    """Labels or targets as a NumPy array (framework arrays are moved to the host: they are small)."""
+    if is_framework_array(y):
+        return np.asarray(array_api_compat.to_device(y, "cpu")) if hasattr(y, "device") else np.asarray(y)
+    return y
+
+
+def n_rows(X: Any) -> int:
+    return int(X.shape[0]) if hasattr(X, "shape") else len(X)
+
+
+def take_rows(X: Any, rows: np.ndarray | slice) -> Any:
+    """Rows of a NumPy, framework or sequence input (a list of texts, for example)."""
+    if isinstance(rows, slice) or hasattr(X, "shape"):
+        if is_framework_array(X) and not isinstance(rows, slice):
+            xp = array_api_compat.array_namespace(X)
+            return xp.take(X, xp.asarray(rows, device=array_api_compat.device(X)), axis=0)
+        return X[rows]
+    return [X[i] for i in rows]
+
+
+def batches(n: int, batch_size: int, *, seed: int | None = None, epoch: int = 0) -> Iterator[np.ndarray | slice]:
+    """Row selections of at most ``batch_size`` rows covering ``range(n)``: in order
+    (``seed=None``), or in an order shuffled from ``seed`` and ``epoch`` (the same on every
+    backend, so seeded training reproduces across them)."""
+    if seed is None:
+        for start in range(0, n, batch_size):
+            yield slice(start, min(start + batch_size, n))
+        return
+    order = np.random.default_rng(fold_in(seed, "epoch", epoch) % 2**64).permutation(n)
+    for start in range(0, n, batch_size):
+        yield np.sort(order[start : start + batch_size])

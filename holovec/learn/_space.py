@@ -1,0 +1,94 @@
+"""The space learners work in: a model's vectors as unit-length real rows (private).
+
+Class prototypes are bundles of encodings kept as sums, so learners need models whose
+bundle is a sum (``model.bundle_is_sum``): a vector is lifted (``model.lift``) to the
+numbers that bundles add, complex ones seen as real rows of twice the length
+(``backend.real_view``), and scaled to unit length so that every sample weighs the same.
+A class score is then the cosine of an encoding and a prototype (0 for an empty prototype),
+one matrix product per batch; updates add a ``(batch, classes)`` coefficient matrix times
+the batch, one product too, on every backend alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..encoders._values import wide_float
+
+
+class Space:
+    """Lifting, scoring and updating for one model."""
+
+    def __init__(self, model: Any) -> None:
+        if not model.bundle_is_sum:
+            raise TypeError(
+                f"holovec.learn needs a model whose bundle is a sum of its items (model.bundle_is_sum), "
+                f"so that class prototypes are bundles; {model.name} is not one"
+            )
+        self.model = model
+        self.xp = model.xp
+        self.backend = model.backend
+        self.dtype = self._real_dtype()
+        self.complex = model.dtype_name.startswith("complex")
+        self.width = model.dim * (2 if self.complex else 1)
+
+    def _real_dtype(self) -> Any:
+        name = self.model.dtype_name
+        return self.model.backend.dtype("float64" if name in ("float64", "complex128") else "float32")
+
+    def features(self, vectors: Any) -> Any:
+        """Model vectors ``(n, vector_length)`` as unit-length real rows ``(n, width)``."""
+        xp = self.xp
+        h = self.model.lift(vectors)
+        if self.complex:
+            h = self.backend.real_view(h)
+        h = xp.astype(h, self.dtype)
+        norms = xp.sqrt(xp.sum(h * h, axis=-1, keepdims=True))
+        return h / xp.where(norms > 0, norms, xp.ones_like(norms))
+
+    def unit_rows(self, P: Any) -> Any:
+        xp = self.xp
+        norms = xp.sqrt(xp.sum(P * P, axis=-1, keepdims=True))
+        return P / xp.where(norms > 0, norms, xp.ones_like(norms))
+
+    def cosines(self, H: Any, P: Any) -> Any:
+        """Cosines ``(n, classes)`` of unit rows ``H`` with prototypes ``P`` (0 for empty ones)."""
+        return H @ self.xp.permute_dims(self.unit_rows(P), (1, 0))
+
+    def zeros(self, n_rows: int) -> Any:
+        return self.xp.zeros((n_rows, self.width), dtype=self.dtype, device=self.model.device)
+
+    def one_hot(self, t: Any, n_classes: int) -> Any:
+        """``(n, classes)`` indicator rows of the class indices ``t`` (a backend int array)."""
+        xp = self.xp
+        classes = xp.arange(n_classes, dtype=t.dtype, device=self.model.device)
+        return xp.astype(t[:, None] == classes[None, :], self.dtype)
+
+    def add(self, P: Any, coef: Any, H: Any) -> Any:
+        """``P + coef.T @ H``: every sample's update of every prototype, one product."""
+        return P + self.xp.permute_dims(coef, (1, 0)) @ H
+
+    def indices(self, t: np.ndarray) -> Any:
+        """Class indices from the host as a backend int array."""
+        return self.backend.asarray(np.asarray(t, dtype=np.int32))
+
+    def wide(self) -> Any:
+        """The float dtype for solving linear systems (float64 where the backend has it)."""
+        return wide_float(self.backend)
+
+    def dim_scores(self, per_feature: Any) -> Any:
+        """A score per feature column ``(width,)`` folded to one per model dimension ``(dim,)``."""
+        if not self.complex:
+            return per_feature
+        c = self.backend.complex_view(per_feature)
+        return self.xp.real(c) + self.xp.imag(c)
+
+    def dims_mask(self, dims_mask: Any) -> Any:
+        """A ``(dim,)`` mask of model dimensions as a ``(width,)`` mask of feature columns."""
+        if not self.complex:
+            return dims_mask
+        xp = self.xp
+        m = xp.astype(dims_mask, self.dtype)
+        return self.backend.real_view(self.backend.complex(m, m)) > 0

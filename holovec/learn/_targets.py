@@ -1,0 +1,50 @@
+"""Labels and targets (private): host NumPy arrays, checked the scikit-learn way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ._data import host_labels
+
+
+def _one_dimensional(y: Any, n: int) -> np.ndarray:
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
+    y = column_or_1d(host_labels(y), warn=True)
+    if len(y) != n:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {len(y)}]")
+    return y
+
+
+def class_labels(y: Any, n: int) -> np.ndarray:
+    """Classification labels (any hashable, sortable values) as a 1-D array of ``n``."""
+    y = _one_dimensional(y, n)
+    check_classification_targets(y)
+    return y
+
+
+def class_indices(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Indices of labels ``y`` in ``classes`` (sorted); ``ValueError`` for unknown labels."""
+    t = np.searchsorted(classes, y)
+    t = np.minimum(t, len(classes) - 1)
+    unknown = classes[t] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"y holds labels not in classes_ {classes.tolist()[:10]}: {np.unique(y[unknown]).tolist()[:10]}"
+        )
+    return t.astype(np.int64)
+
+
+def regression_targets(y: Any, n: int) -> np.ndarray:
+    """Regression targets as a finite float64 array of ``n``."""
+    y = _one_dimensional(y, n)
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"regression targets must be numbers, got dtype {y.dtype}")
+    y = y.astype(np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity.")
+    return y

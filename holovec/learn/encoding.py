@@ -1,0 +1,243 @@
+"""HDEncoder: feature matrices (or any holovec encoder's input) as hypervectors, a
+scikit-learn transformer."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import secrets
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..encoders import SinusoidEncoder, VectorEncoder
+from ..encoders.base import Encoder
+from ..random import check_seed
+from ..vsa import VSA
+from ._data import batches, check_features, is_framework_array, n_rows, take_rows
+
+__all__ = ["HDEncoder"]
+
+#: the encodings of feature matrices, by name
+ENCODINGS = {"sinusoid": SinusoidEncoder, "projection": VectorEncoder}
+
+
+def _tiny_scale(scale: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Where a feature (nearly) did not vary in training: scale 1, so a test value that
+    differs gives a finite, proportionate code instead of a huge one (scikit-learn's rule)."""
+    eps = np.finfo(np.float64).eps
+    return scale < 10 * eps * np.maximum(1.0, np.abs(mean))
+
+
+class HDEncoder(TransformerMixin, BaseEstimator):
+    """Samples as hypervectors of a holovec model: a scikit-learn transformer.
+
+    By default a numeric matrix ``X (n_samples, n_features)`` is standardised (each
+    feature centred and scaled by its training standard deviation; a feature constant in
+    training keeps scale 1) and encoded by a seeded nonlinear random projection
+    (``encoding="sinusoid"``, :class:`~holovec.encoders.SinusoidEncoder`) or a linear one
+    (``"projection"``, :class:`~holovec.encoders.VectorEncoder`: SimHash for MAP and BSC).
+    ``encoding="precomputed"`` takes ``X`` as vectors of the model already (they are
+    checked) and passes them through.
+
+    Any holovec encoder can be plugged in instead (``encoder=NGramEncoder(model, n=3)``
+    for texts, an image or sequence encoder, ...): ``X`` is then whatever a batch of that
+    encoder's inputs is (a list of texts, an array of images), and the model is the
+    encoder's.
+
+    Parameters
+    ----------
+    model : str, default "FHRR"
+        The model's name (FHRR: the sinusoid encoding is then random Fourier features,
+        the most accurate default; MAP and BSC allow binarised inference) (see :meth:`holovec.VSA.available_models`).
+    dim : int, default 10000
+        Dimension of the hypervectors.
+    encoding : {"sinusoid", "projection", "precomputed"}, default "sinusoid"
+    bandwidth : float or "scale", default "scale"
+        How fast the sinusoid encoding (and the FHRR phases) turn with the input:
+        ``"scale"`` is ``1 / sqrt(n_features)``, so that on standardised features the
+        projection has unit variance. Unused by ``"projection"`` on models other than FHRR.
+    standardize : bool, default True
+        Centre and scale the features with their training mean and standard deviation.
+    encoder : holovec encoder or None, default None
+        An encoder to use instead of the encodings above (its model is used).
+    backend, device : str or None
+        Where the model computes (``None``: holovec's default backend and its best device).
+    seed : int or None
+        Seeds the model and the projection; ``None`` draws a fresh seed at ``fit``
+        (stored in ``seed_``).
+    batch_size : int, default 1024
+        Rows encoded at once: memory is bounded by ``batch_size * dim``, not the data set.
+
+    Attributes
+    ----------
+    model_ : the holovec model the vectors belong to
+    encoder_ : the holovec encoder (``None`` for ``"precomputed"``)
+    mean_, scale_ : standardisation statistics (NumPy arrays; ``None`` without standardising)
+    seed_ : the seed used
+    n_features_in_ : int (numeric input only)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from holovec.learn import HDEncoder
+    >>> X = np.array([[0.0, 1.0], [0.1, 1.1], [5.0, -3.0]])
+    >>> enc = HDEncoder(dim=2000, seed=0).fit(X)
+    >>> H = enc.transform(X)
+    >>> H.shape, enc.model_.name
+    ((3, 2000), 'FHRR')
+    """
+
+    def __init__(
+        self,
+        model: str = "FHRR",
+        dim: int = 10000,
+        *,
+        encoding: str = "sinusoid",
+        bandwidth: float | str = "scale",
+        standardize: bool = True,
+        encoder: Any = None,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        batch_size: int = 1024,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoding = encoding
+        self.bandwidth = bandwidth
+        self.standardize = standardize
+        self.encoder = encoder
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.batch_size = batch_size
+
+    # -- parameters -------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        if not isinstance(self.batch_size, numbers.Integral) or isinstance(self.batch_size, bool) or self.batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {self.batch_size!r}")
+        if self.encoder is not None:
+            if not isinstance(self.encoder, Encoder):
+                raise TypeError(
+                    f"encoder must be a holovec encoder (holovec.encoders) or None, got {type(self.encoder).__name__}"
+                )
+            return
+        if self.encoding not in (*ENCODINGS, "precomputed"):
+            raise ValueError(
+                f"encoding must be one of {sorted((*ENCODINGS, 'precomputed'))}, got {self.encoding!r}"
+            )
+        if not isinstance(self.standardize, bool):
+            raise TypeError(f"standardize must be True or False, got {self.standardize!r}")
+        bw = self.bandwidth
+        if not (bw == "scale" if isinstance(bw, str) else isinstance(bw, numbers.Real) and not isinstance(bw, bool)):
+            raise TypeError(f"bandwidth must be a positive number or 'scale', got {bw!r}")
+        if not isinstance(bw, str) and not (math.isfinite(bw) and bw > 0):
+            raise ValueError(f"bandwidth must be a positive finite number or 'scale', got {bw!r}")
+
+    @property
+    def _numeric(self) -> bool:
+        return self.encoder is None
+
+    # -- fit / transform --------------------------------------------------------------------
+    def fit(self, X: Any, y: Any = None) -> HDEncoder:
+        """Choose the seed, create the model and encoder, and learn the standardisation."""
+        self._check_params()
+        self.seed_ = check_seed(self.seed) if self.seed is not None else secrets.randbits(64)
+        if self.encoder is not None:
+            self.model_ = self.encoder.model
+            self.encoder_ = self.encoder
+            self.mean_ = self.scale_ = None
+            if n_rows(X) < 1:
+                raise ValueError("Found 0 sample(s) while a minimum of 1 is required.")
+            return self
+        if self.encoding == "precomputed":
+            self.model_ = VSA.create(self.model, self.dim, self.backend, device=self.device, seed=self.seed_)
+            X = self._vectors(X, reset=True)
+            self.encoder_ = None
+            self.mean_ = self.scale_ = None
+            return self
+        X = check_features(self, X, reset=True)
+        self.model_ = VSA.create(self.model, self.dim, self.backend, device=self.device, seed=self.seed_)
+        self._fit_scaling(X)
+        self.encoder_ = self._make_encoder()
+        return self
+
+    def _make_encoder(self) -> Any:
+        n = self.n_features_in_
+        bandwidth = 1.0 / math.sqrt(n) if self.bandwidth == "scale" else float(self.bandwidth)
+        return ENCODINGS[self.encoding](self.model_, n, bandwidth=bandwidth, seed=self.seed_)
+
+    def _fit_scaling(self, X: Any) -> None:
+        if not self.standardize:
+            self.mean_ = self.scale_ = None
+            return
+        if is_framework_array(X):  # statistics on the device, two small vectors to the host
+            xp, backend = self.model_.xp, self.model_.backend
+            Xd = xp.astype(backend.asarray(X), backend.dtype("float32" if not backend.supports_dtype("float64") else "float64"))
+            mean = backend.to_numpy(xp.mean(Xd, axis=0)).astype(np.float64)
+            scale = backend.to_numpy(xp.std(Xd, axis=0)).astype(np.float64)
+        else:
+            mean, scale = np.mean(X, axis=0, dtype=np.float64), np.std(X, axis=0, dtype=np.float64)
+        scale = np.where(_tiny_scale(scale, mean), 1.0, scale)
+        self.mean_, self.scale_ = mean, scale
+
+    def _vectors(self, X: Any, *, reset: bool) -> Any:
+        """Precomputed input: vectors of the model (checked, values included)."""
+        model = self.model_
+        if not (is_framework_array(X) or isinstance(X, np.ndarray)):
+            X = np.asarray(X)
+        if X.ndim != 2 or X.shape[0] < 1:
+            raise ValueError(
+                f"encoding='precomputed' needs a 2D array of {model.name} vectors, shape (n_samples, "
+                f"{model.vector_length}) with n_samples >= 1, got shape {tuple(X.shape)}"
+            )
+        if reset:
+            self.n_features_in_ = int(X.shape[1])
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input."
+            )
+        return model.asarray(X)
+
+    def transform(self, X: Any) -> Any:
+        """The hypervectors of the samples: an array of the model's backend, ``(n, vector_length)``."""
+        X = self._checked(X)
+        parts = [self._encode(take_rows(X, rows)) for rows in batches(n_rows(X), self.batch_size)]
+        return parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0)
+
+    def _checked(self, X: Any) -> Any:
+        """``X`` checked against the fitted encoder (rows are then encoded batch by batch)."""
+        check_is_fitted(self, "model_")
+        if not self._numeric:
+            if n_rows(X) < 1:
+                raise ValueError("Found 0 sample(s) while a minimum of 1 is required.")
+            return X
+        if self.encoding == "precomputed":
+            return self._vectors(X, reset=False)
+        return check_features(self, X, reset=False)
+
+    def _encode(self, rows: Any) -> Any:
+        """Encode checked rows (one batch) on the model's backend."""
+        if not self._numeric:
+            enc = self.encoder_
+            if hasattr(enc, "encode_batch"):
+                return enc.encode_batch(list(rows))
+            return enc.encode(rows)
+        if self.encoding == "precomputed":
+            return rows
+        model = self.model_
+        xp, backend = model.xp, model.backend
+        real = self.encoder_.real_dtype
+        x = xp.astype(backend.asarray(rows), real)
+        if self.mean_ is not None:
+            x = (x - backend.asarray(self.mean_.astype(np.float64), dtype=real)) / backend.asarray(self.scale_, dtype=real)
+        return self.encoder_.encode(x)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = []  # outputs the model's dtype
+        tags.requires_fit = True
+        return tags

@@ -1,0 +1,464 @@
+"""Prototype classifiers: one vector per class, predictions by cosine (torchhd's Centroid,
+AdaptHD, OnlineHD and NeuralHD).
+
+Training runs in minibatches on the model's backend: each batch is encoded, scored
+against the prototypes in one matrix product, and every update of the batch is applied
+as one product of a ``(batch, classes)`` coefficient matrix with the batch, never a Python
+loop per sample. Within a batch all samples see the prototypes as they were before it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import HDEstimator, check_positive_int, check_positive_number
+from ._data import n_rows
+from ._targets import class_indices, class_labels
+
+__all__ = ["AdaptHDClassifier", "CentroidClassifier", "NeuralHDClassifier", "OnlineHDClassifier"]
+
+#: the element kinds whose vectors are bits in some form, so prototypes can be binarised
+_BINARISABLE = ("bipolar", "binary")
+
+
+class PrototypeClassifier(ClassifierMixin, HDEstimator):
+    """Shared machinery of the prototype classifiers (fit, partial_fit, predict)."""
+
+    #: whether ``fit`` retrains for ``epochs`` after the first pass
+    _retrains = False
+    #: whether the rule learns from a stream (``partial_fit``)
+    _streams = True
+
+    def _check_params(self) -> None:
+        check_positive_int(self.batch_size, "batch_size")
+        if not isinstance(self.binarize, bool):
+            raise TypeError(f"binarize must be True or False, got {self.binarize!r}")
+        if not isinstance(self.verbose, bool):
+            raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
+        if self._retrains:
+            check_positive_int(self.epochs + 1, "epochs + 1")  # epochs may be 0
+            check_positive_number(self.lr, "lr")
+
+    # -- fitting ----------------------------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> PrototypeClassifier:
+        """Learn the class prototypes from samples ``X`` and labels ``y``."""
+        self._check_params()
+        self._fit_encoder(X)
+        X = self._check_input(X)
+        y = class_labels(y, n_rows(X))
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; y has only the class "
+                f"{self.classes_.tolist()!r}"
+            )
+        t = class_indices(y, self.classes_)
+        self.prototypes_ = self.space_.zeros(len(self.classes_))
+        self._train(X, t)
+        self._finish()
+        return self
+
+    @available_if(lambda self: self._streams)
+    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> PrototypeClassifier:
+        """Update the prototypes with one more batch of a stream (one pass of the rule).
+
+        The first call fits the encoder (its standardisation uses this first batch) and
+        needs ``classes``, every label of the stream.
+        """
+        first = not hasattr(self, "prototypes_")
+        if first:
+            self._check_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            classes = np.asarray(classes)
+            if len(np.unique(classes)) < 2:
+                raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
+            self._fit_encoder(X)
+            X = self._check_input(X)
+            self.classes_ = np.unique(classes)
+            self.prototypes_ = self.space_.zeros(len(self.classes_))
+        else:
+            if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(
+                    f"classes={np.asarray(classes).tolist()!r} is not the same as on the first call "
+                    f"({self.classes_.tolist()!r})"
+                )
+            X = self._check_input(X)
+        t = class_indices(class_labels(y, n_rows(X)), self.classes_)
+        for rows, H in self._encoded(X):
+            self.prototypes_ = self._stream_update(self.prototypes_, H, t[rows])
+        self._finish()
+        return self
+
+    def _train(self, X: Any, t: np.ndarray) -> None:
+        """The one-pass training; retraining learners add their epochs (see subclasses)."""
+        for rows, H in self._encoded(X):
+            self.prototypes_ = self._first_pass_update(self.prototypes_, H, t[rows])
+
+    def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
+        """Bundling: each sample added to its class."""
+        space = self.space_
+        return space.add(P, space.one_hot(space.indices(t), P.shape[0]), H)
+
+    _stream_update = _first_pass_update
+
+    def _finish(self) -> None:
+        """After training: the binarised prototypes, where asked for."""
+        self.class_vectors_ = None
+        if not self.binarize:
+            return
+        model = self.model_
+        if model.element_kind not in _BINARISABLE:
+            raise ValueError(
+                f"binarize=True needs a model whose vectors are bits or signs (element_kind "
+                f"{' or '.join(_BINARISABLE)}: MAP, BSC); {model.name} has {model.element_kind!r}"
+            )
+        # the sign of each prototype, with the model's tie-break: a bundle of the class
+        self.class_vectors_ = model.finish_sum(self.prototypes_)
+
+    # -- predicting -------------------------------------------------------------------------
+    def _scores(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "prototypes_")
+        X = self._check_input(X)
+        model, parts = self.model_, []
+        for rows, H in self._rows(X):
+            if self.class_vectors_ is not None:  # Hamming search of the model's own vectors
+                parts.append(model.similarity_matrix(H, self.class_vectors_))
+            else:
+                parts.append(self.space_.cosines(H, self.prototypes_))
+        scores = parts[0] if len(parts) == 1 else model.xp.concat(parts, axis=0)
+        return np.asarray(model.backend.to_numpy(scores), dtype=np.float64)
+
+    def _rows(self, X: Any) -> Any:
+        """Encoded batches for prediction: the model's vectors for binarised inference."""
+        if self.class_vectors_ is None:
+            return self._encoded(X)
+        from ._data import batches, take_rows
+
+        return (
+            (rows, self.encoder_._encode(take_rows(X, rows)))
+            for rows in batches(n_rows(X), self.batch_size)
+        )
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
+        model's similarity with the binarised ones); for two classes, ``(n_samples,)``,
+        the score of ``classes_[1]`` minus that of ``classes_[0]``."""
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of highest score (ties: the first class)."""
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+
+class CentroidClassifier(PrototypeClassifier):
+    """Class prototypes are the bundles (sums) of their samples' hypervectors: one pass.
+
+    The baseline of hyperdimensional classification (torchhd's ``Centroid``/``Vanilla``).
+    ``partial_fit`` adds more samples, so it learns from streams; the result does not depend
+    on the order or batching of the samples.
+
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    binarize : bool, default False
+        After training, round the prototypes to the model's own vectors (their signs, for
+        MAP and BSC) and predict by the model's similarity (Hamming distance of packed bits
+        for BSC): what runs on small hardware, at a measured cost in accuracy.
+    batch_size : int, default 1024
+        Samples encoded and applied at once; memory is bounded by it, not the data set.
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in ``encoder_.seed_``).
+    verbose : bool, default False
+        Show a progress bar over the epochs of training.
+
+    Attributes
+    ----------
+    classes_ : ndarray of the labels; prototypes_ : ``(n_classes, width)`` backend array;
+    class_vectors_ : the binarised prototypes or None; encoder_, model_, n_features_in_.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import CentroidClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = CentroidClassifier(dim=2000, seed=0).fit(X, y)
+    >>> clf.score(X, y) > 0.85
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.binarize = binarize
+        self.batch_size = batch_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+
+
+class _Retraining(PrototypeClassifier):
+    """Mistake-driven retraining after a first pass: ``epochs`` passes over the data in a
+    seeded shuffled order; ``lr`` scales each update relative to the class means that the
+    first pass gives (prototypes of length at most 1)."""
+
+    _retrains = True
+
+    def _train(self, X: Any, t: np.ndarray) -> None:
+        self._initial(X, t)
+        space = self.space_
+        bar = self._progress(self.epochs, type(self).__name__)
+        for epoch in bar:
+            mistakes = 0
+            for rows, H in self._encoded(X, epoch=epoch):
+                self.prototypes_, wrong = self._retrain_update(self.prototypes_, H, t[rows])
+                mistakes = mistakes + space.xp.sum(space.xp.astype(wrong, space.dtype))
+            if self.verbose:
+                bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
+            self._after_epoch(epoch)
+
+    def _initial(self, X: Any, t: np.ndarray) -> None:
+        """The first pass: class means (bundles of unit-length samples over their count,
+        so prototypes have length at most 1, the scale ``lr`` refers to)."""
+        PrototypeClassifier._train(self, X, t)
+        counts = np.bincount(t, minlength=len(self.classes_)).astype(np.float64)
+        inv = self.space_.backend.asarray(1.0 / np.maximum(counts, 1.0), dtype=self.space_.dtype)
+        self.prototypes_ = self.prototypes_ * inv[:, None]
+
+    def _after_epoch(self, epoch: int) -> None:
+        """A hook after each retraining epoch (NeuralHD regenerates dimensions)."""
+
+    def _mistakes(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any, Any, Any, Any]:
+        """Scores, the one-hot true and predicted classes, and the mistake mask (as 0/1
+        column) of a batch."""
+        space = self.space_
+        xp = space.xp
+        S = space.cosines(H, P)
+        truth = space.indices(t)
+        pred = xp.astype(xp.argmax(S, axis=1), truth.dtype)
+        wrong = pred != truth
+        C = P.shape[0]
+        return S, space.one_hot(truth, C), space.one_hot(pred, C), xp.astype(wrong, space.dtype)[:, None], wrong
+
+
+class AdaptHDClassifier(_Retraining):
+    """Perceptron-style retraining (AdaptHD, Imani et al., 2019; torchhd's ``AdaptHD``).
+
+    After the one-pass centroid, each misclassified sample is added to its true class
+    and subtracted from the predicted one, times ``lr``, for ``epochs`` passes.
+    ``partial_fit`` applies the mistake-driven update alone (a perceptron on a stream).
+
+    Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (retraining
+    passes, default 20) and ``lr`` (default 0.035).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import AdaptHDClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> AdaptHDClassifier(dim=2000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        epochs: int = 20,
+        lr: float = 0.035,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.epochs = epochs
+        self.lr = lr
+        self.binarize = binarize
+        self.batch_size = batch_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+
+    def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
+        _, true, pred, wrong, mask = self._mistakes(P, H, t)
+        return self.space_.add(P, self.lr * wrong * (true - pred), H), mask
+
+    def _stream_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
+        return self._retrain_update(P, H, t)[0]
+
+
+class OnlineHDClassifier(_Retraining):
+    """Similarity-weighted updates (OnlineHD, Hernández-Cano et al., 2021; torchhd's ``OnlineHD``).
+
+    A sample updates its true class by ``lr * (1 - cos_true)`` and, when misclassified,
+    the predicted class by ``-lr * (1 - cos_predicted)``: what is already known adds
+    little. The first pass applies this to every sample (OnlineHD's single pass, also what
+    ``partial_fit`` does); the ``epochs`` retraining passes update misclassified samples only.
+
+    Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (default 20) and
+    ``lr`` (default 0.1).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import OnlineHDClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> OnlineHDClassifier(dim=2000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        epochs: int = 20,
+        lr: float = 0.1,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.epochs = epochs
+        self.lr = lr
+        self.binarize = binarize
+        self.batch_size = batch_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+
+    def _initial(self, X: Any, t: np.ndarray) -> None:
+        # the single pass is OnlineHD's own (similarity-weighted), not bundling
+        PrototypeClassifier._train(self, X, t)
+
+    def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
+        S, true, pred, wrong, _ = self._mistakes(P, H, t)
+        coef = self.lr * (true * (1 - S) - wrong * pred * (1 - S))
+        return self.space_.add(P, coef, H)
+
+    _stream_update = _first_pass_update
+
+    def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
+        S, true, pred, wrong, mask = self._mistakes(P, H, t)
+        coef = self.lr * wrong * (true - pred) * (1 - S)
+        return self.space_.add(P, coef, H), mask
+
+
+class NeuralHDClassifier(AdaptHDClassifier):
+    """AdaptHD retraining with dimension regeneration (NeuralHD, Zou et al., 2021; torchhd's ``NeuralHD``).
+
+    Every ``regen_every`` epochs the ``regen_rate`` fraction of dimensions whose values
+    vary least across the (unit-length) class prototypes, which separate the classes
+    least, are redrawn in the encoder (:meth:`~holovec.encoders.SinusoidEncoder.regenerate`,
+    seeded) and zeroed in the prototypes, then retraining goes on. It needs an encoder
+    that can regenerate (the default ``"sinusoid"`` encoding). No ``partial_fit``:
+    regeneration retrains over a data set.
+
+    Parameters are those of :class:`AdaptHDClassifier`, plus ``regen_rate`` (default
+    0.04) and ``regen_every`` (epochs, default 5).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import NeuralHDClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> NeuralHDClassifier(dim=2000, epochs=6, regen_every=3, seed=0).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        epochs: int = 20,
+        lr: float = 0.035,
+        regen_rate: float = 0.04,
+        regen_every: int = 5,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        super().__init__(
+            model, dim, encoder=encoder, epochs=epochs, lr=lr, binarize=binarize, batch_size=batch_size,
+            backend=backend, device=device, seed=seed, verbose=verbose,
+        )  # fmt: skip
+        self.regen_rate = regen_rate
+        self.regen_every = regen_every
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        rate = check_positive_number(self.regen_rate, "regen_rate")
+        if rate >= 1:
+            raise ValueError(f"regen_rate must be a fraction in (0, 1), got {self.regen_rate!r}")
+        check_positive_int(self.regen_every, "regen_every")
+
+    _streams = False
+
+    def _fit_encoder(self, X: Any) -> None:
+        super()._fit_encoder(X)
+        if not hasattr(self.encoder_.encoder_, "regenerate"):
+            raise ValueError(
+                "NeuralHDClassifier needs an encoder that can regenerate dimensions (HDEncoder with "
+                f"encoding='sinusoid'); got {self.encoder_.encoder_!r}"
+            )
+
+    def _after_epoch(self, epoch: int) -> None:
+        if (epoch + 1) % self.regen_every or epoch + 1 == self.epochs:
+            return  # not a regeneration epoch, or the last one (no retraining would follow)
+        space, model = self.space_, self.model_
+        xp = space.xp
+        unit = space.unit_rows(self.prototypes_)
+        spread = space.dim_scores(xp.var(unit, axis=0))
+        n_regen = math.ceil(self.regen_rate * model.dim)
+        # the least varying dimensions, ties by index (a stable sort on the host: dim numbers)
+        dims = np.argsort(model.backend.to_numpy(spread), kind="stable")[:n_regen]
+        self.encoder_.encoder_.regenerate(dims)
+        mask = np.zeros(model.dim, dtype=bool)
+        mask[dims] = True
+        keep = space.dims_mask(model.backend.asarray(~mask))
+        self.prototypes_ = self.prototypes_ * xp.astype(keep, space.dtype)[None, :]

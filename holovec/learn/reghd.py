@@ -1,0 +1,127 @@
+"""RegHD-style regression: one hypervector model trained by least-mean-squares (private
+module of :class:`RegHDRegressor`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import HDEstimator, check_positive_int, check_positive_number
+from ._data import n_rows
+from ._targets import regression_targets
+
+__all__ = ["RegHDRegressor"]
+
+
+class RegHDRegressor(RegressorMixin, HDEstimator):
+    """Regression by one model hypervector (single-model RegHD, Hernández-Cano et al., 2021).
+
+    The prediction is ``<w, h> + b`` for the unit-length encoding ``h``; each minibatch
+    moves ``w`` and ``b`` against the batch's mean error (least-mean-squares), ``lr`` times,
+    for ``epochs`` passes in a seeded shuffled order. ``partial_fit`` applies one pass to a
+    stream. This is RegHD's single-model form; its multi-model clustering is not included,
+    and :class:`RidgeHDRegressor` solves the same read-out in closed form.
+
+    Parameters are those of :class:`CentroidClassifier` (without ``binarize``), plus
+    ``epochs`` (default 50), ``lr`` (default 1.0) and ``batch_size`` (default 32: small
+    batches take more steps per epoch).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from holovec.learn import RegHDRegressor
+    >>> X = np.linspace(0, 6, 200)[:, None]
+    >>> y = np.sin(X[:, 0])
+    >>> RegHDRegressor(dim=2000, seed=0).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        epochs: int = 50,
+        lr: float = 1.0,
+        batch_size: int = 32,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.epochs = epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+
+    def _check_params(self) -> None:
+        check_positive_int(self.batch_size, "batch_size")
+        check_positive_int(self.epochs, "epochs")
+        check_positive_number(self.lr, "lr")
+        if not isinstance(self.verbose, bool):
+            raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
+
+    def fit(self, X: Any, y: Any) -> RegHDRegressor:
+        """Train ``w`` and ``b`` for ``epochs`` passes."""
+        self._check_params()
+        self._fit_encoder(X)
+        X = self._check_input(X)
+        y = regression_targets(y, n_rows(X))
+        self._start(float(np.mean(y)))
+        bar = self._progress(self.epochs, type(self).__name__)
+        for epoch in bar:
+            loss = self._pass(X, y, epoch)
+            if self.verbose:
+                bar.set_postfix(train_mse=f"{loss / len(y):.4g}")
+        return self
+
+    def partial_fit(self, X: Any, y: Any) -> RegHDRegressor:
+        """One pass over a batch of a stream (the first call fits the encoder on it)."""
+        if not hasattr(self, "coef_"):
+            self._check_params()
+            self._fit_encoder(X)
+            X = self._check_input(X)
+            y = regression_targets(y, n_rows(X))
+            self._start(float(np.mean(y)))
+        else:
+            X = self._check_input(X)
+            y = regression_targets(y, n_rows(X))
+        self._pass(X, y, None)
+        return self
+
+    def _start(self, intercept: float) -> None:
+        space = self.space_
+        self.coef_ = space.zeros(1)[0]
+        self.intercept_ = space.backend.asarray(np.asarray(intercept), dtype=space.dtype)
+
+    def _pass(self, X: Any, y: np.ndarray, epoch: int | None) -> float:
+        """One pass of least-mean-squares; the sum of squared errors before each step."""
+        space = self.space_
+        xp, backend = space.xp, space.backend
+        total = 0.0
+        for rows, H in self._encoded(X, epoch=epoch):
+            target = backend.asarray(y[rows], dtype=space.dtype)
+            err = target - (H @ self.coef_ + self.intercept_)
+            step = self.lr / target.shape[0]
+            self.coef_ = self.coef_ + step * (err @ H)
+            self.intercept_ = self.intercept_ + step * xp.sum(err)
+            total = total + xp.sum(err * err)
+        return float(total)
+
+    def predict(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "coef_")
+        X = self._check_input(X)
+        xp = self.space_.xp
+        parts = [H @ self.coef_ + self.intercept_ for _, H in self._encoded(X)]
+        out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+        return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)
