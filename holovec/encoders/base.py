@@ -66,5 +66,11 @@ class Encoder:
         compiles (JAX: one program instead of one kernel per operation and shape)."""
         return compiled(self._programs, method, getattr(self, method), self.backend)
 
+    def __getstate__(self) -> dict:
+        # compiled programs do not pickle; a copy compiles its own on first use
+        state = dict(self.__dict__)
+        state["_programs"] = {}
+        return state
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, seed={self.seed})"

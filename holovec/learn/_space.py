@@ -17,6 +17,9 @@ import numpy as np
 
 from ..encoders._values import wide_float
 
+#: rows per product when scoring (see Space.product)
+_BLOCK_ROWS = 128
+
 
 class Space:
     """Lifting, scoring and updating for one model."""
@@ -33,6 +36,9 @@ class Space:
         self.dtype = self._real_dtype()
         self.complex = model.dtype_name.startswith("complex")
         self.width = model.dim * (2 if self.complex else 1)
+
+    def __reduce__(self) -> tuple:
+        return (Space, (self.model,))  # the array namespace is a module: rebuilt, not pickled
 
     def _real_dtype(self) -> Any:
         name = self.model.dtype_name
@@ -55,7 +61,12 @@ class Space:
 
     def cosines(self, H: Any, P: Any) -> Any:
         """Cosines ``(n, classes)`` of unit rows ``H`` with prototypes ``P`` (0 for empty ones)."""
-        return H @ self.xp.permute_dims(self.unit_rows(P), (1, 0))
+        return self.product(H, self.xp.permute_dims(self.unit_rows(P), (1, 0)))
+
+    def product(self, H: Any, M: Any) -> Any:
+        """``H @ M`` in products of a fixed number of rows: a sample's scores do not depend
+        on the batch it comes in (matrix libraries round by the product's shape)."""
+        return self.backend.row_blocked_matmul(H, M, _BLOCK_ROWS)
 
     def zeros(self, n_rows: int) -> Any:
         return self.xp.zeros((n_rows, self.width), dtype=self.dtype, device=self.model.device)

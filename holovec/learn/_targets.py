@@ -43,7 +43,7 @@ def regression_targets(y: Any, n: int) -> np.ndarray:
     """Regression targets as a finite float64 array of ``n``."""
     y = _one_dimensional(y, n)
     if y.dtype.kind not in "biuf":
-        raise ValueError(f"regression targets must be numbers, got dtype {y.dtype}")
+        raise ValueError(f"Unknown label type: regression targets must be numbers, got dtype {y.dtype}")
     y = y.astype(np.float64)
     if not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity.")

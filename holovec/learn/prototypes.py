@@ -55,7 +55,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; y has only the class "
+                f"{type(self).__name__} needs samples of at least 2 classes; y has 1 class: "
                 f"{self.classes_.tolist()!r}"
             )
         t = class_indices(y, self.classes_)
@@ -150,11 +150,13 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
         model's similarity with the binarised ones); for two classes, ``(n_samples,)``,
         the score of ``classes_[1]`` minus that of ``classes_[0]``."""
+        check_is_fitted(self, "prototypes_")
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of highest score (ties: the first class)."""
+        check_is_fitted(self, "prototypes_")
         return self.classes_[np.argmax(self._scores(X), axis=1)]
 
 

@@ -122,6 +122,6 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
         xp = self.space_.xp
-        parts = [H @ self.coef_ + self.intercept_ for _, H in self._encoded(X)]
+        parts = [self.space_.product(H, self.coef_[:, None])[:, 0] + self.intercept_ for _, H in self._encoded(X)]
         out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)

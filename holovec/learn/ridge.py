@@ -84,7 +84,7 @@ class _Ridge(HDEstimator):
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
         xp = self.space_.xp
-        parts = [h @ self.coef_ for _, h in self._encoded(X)]
+        parts = [self.space_.product(h, self.coef_) for _, h in self._encoded(X)]
         out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)
 
@@ -117,7 +117,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; y has only the class "
+                f"{type(self).__name__} needs samples of at least 2 classes; y has 1 class: "
                 f"{self.classes_.tolist()!r}"
             )
         t = class_indices(y, self.classes_)
@@ -129,10 +129,12 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
     def decision_function(self, X: Any) -> np.ndarray:
         """The read-out of every class ``(n_samples, n_classes)``; for two classes the
         difference ``classes_[1] - classes_[0]``, shape ``(n_samples,)``."""
+        check_is_fitted(self, "coef_")
         scores = self._outputs(X)
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "coef_")
         return self.classes_[np.argmax(self._outputs(X), axis=1)]
 
 

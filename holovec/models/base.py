@@ -219,6 +219,13 @@ class VSAModel(ModelProtocol, ABC):
     def __hash__(self) -> int:
         return hash(self._config_key())
 
+    def __reduce__(self) -> tuple:
+        """Models pickle by configuration (what ``==`` compares) and their count of unseeded
+        draws, so a copy goes on drawing what the original would; caches are rebuilt."""
+        options = dict(self._config()["options"])
+        args = (type(self), self._dim, self._backend.name, self._backend.device_name, self.dtype_name)
+        return (_rebuilt_model, (*args, self._seed, options, self._unseeded_draws))
+
     def config_differences(self, other: VSAModel) -> list[tuple[str, Any, Any]]:
         """``(field, this model's value, other's value)`` for each field of the configuration
         (class, dim, backend, device, dtype, options, seed) where ``other`` differs; empty
@@ -763,6 +770,15 @@ class VSAModel(ModelProtocol, ABC):
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
+
+
+def _rebuilt_model(
+    cls: type, dim: int, backend: str, device: str, dtype: str, seed: Any, options: dict, draws: int
+) -> VSAModel:
+    """A pickled model, created again from its configuration (see ``VSAModel.__reduce__``)."""
+    model = cls(dim, backend, seed=seed, device=device, dtype=dtype, **options)
+    model._unseeded_draws = draws
+    return model
 
 
 def _kind(dtype: Any) -> str:
