@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from holovec.learn import (  # noqa: E402
+from holovec.learn import (
     AdaptHDClassifier,
     CentroidClassifier,
     HDEncoder,

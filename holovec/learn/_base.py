@@ -28,7 +28,9 @@ def check_positive_number(value: Any, name: str, *, zero: bool = False) -> float
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
     if not (np.isfinite(value) and (value >= 0 if zero else value > 0)):
-        raise ValueError(f"{name} must be a {'non-negative' if zero else 'positive'} finite number, got {value!r}")
+        raise ValueError(
+            f"{name} must be a {'non-negative' if zero else 'positive'} finite number, got {value!r}"
+        )
     return float(value)
 
 

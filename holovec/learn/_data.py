@@ -34,7 +34,9 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
     if xp.isdtype(X.dtype, "bool") or not xp.isdtype(X.dtype, ("real floating", "integral")):
         raise TypeError(f"{name}: X must hold real numbers, got dtype {X.dtype}")
     if X.shape[0] < 1:
-        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum of 1 is required.")
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum of 1 is required."
+        )
     if xp.isdtype(X.dtype, "real floating") and not bool(xp.all(xp.isfinite(X))):
         raise ValueError(f"Input X contains NaN or infinity; {name} needs finite features.")
     n_features = int(X.shape[1])
@@ -49,8 +51,12 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
 
 def host_labels(y: Any) -> np.ndarray:
     """Labels or targets as a NumPy array (framework arrays are moved to the host: they are small)."""
-    if is_framework_array(y):
-        return np.asarray(array_api_compat.to_device(y, "cpu")) if hasattr(y, "device") else np.asarray(y)
+    if array_api_compat.is_torch_array(y):
+        return y.detach().cpu().numpy()
+    if array_api_compat.is_jax_array(y):
+        import jax
+
+        return np.asarray(jax.device_get(y))
     return y
 
 
@@ -68,7 +74,9 @@ def take_rows(X: Any, rows: np.ndarray | slice) -> Any:
     return [X[i] for i in rows]
 
 
-def batches(n: int, batch_size: int, *, seed: int | None = None, epoch: int = 0) -> Iterator[np.ndarray | slice]:
+def batches(
+    n: int, batch_size: int, *, seed: int | None = None, epoch: int = 0
+) -> Iterator[np.ndarray | slice]:
     """Row selections of at most ``batch_size`` rows covering ``range(n)``: in order
     (``seed=None``), or in an order shuffled from ``seed`` and ``epoch`` (the same on every
     backend, so seeded training reproduces across them)."""

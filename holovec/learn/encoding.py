@@ -52,8 +52,8 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     model : str, default "FHRR"
         The model's name (FHRR: the sinusoid encoding is then random Fourier features,
         the most accurate default; MAP and BSC allow binarised inference) (see :meth:`holovec.VSA.available_models`).
-    dim : int, default 10000
-        Dimension of the hypervectors.
+    dim : int or None, default None
+        Dimension of the hypervectors: 10000, or for ``"precomputed"`` the width of ``X``.
     encoding : {"sinusoid", "projection", "precomputed"}, default "sinusoid"
     bandwidth : float or "scale", default "scale"
         How fast the sinusoid encoding (and the FHRR phases) turn with the input:
@@ -93,7 +93,7 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     def __init__(
         self,
         model: str = "FHRR",
-        dim: int = 10000,
+        dim: int | None = None,
         *,
         encoding: str = "sinusoid",
         bandwidth: float | str = "scale",
@@ -117,7 +117,11 @@ class HDEncoder(TransformerMixin, BaseEstimator):
 
     # -- parameters -------------------------------------------------------------------------
     def _check_params(self) -> None:
-        if not isinstance(self.batch_size, numbers.Integral) or isinstance(self.batch_size, bool) or self.batch_size < 1:
+        if (
+            not isinstance(self.batch_size, numbers.Integral)
+            or isinstance(self.batch_size, bool)
+            or self.batch_size < 1
+        ):
             raise ValueError(f"batch_size must be a positive int, got {self.batch_size!r}")
         if self.encoder is not None:
             if not isinstance(self.encoder, Encoder):
@@ -132,7 +136,11 @@ class HDEncoder(TransformerMixin, BaseEstimator):
         if not isinstance(self.standardize, bool):
             raise TypeError(f"standardize must be True or False, got {self.standardize!r}")
         bw = self.bandwidth
-        if not (bw == "scale" if isinstance(bw, str) else isinstance(bw, numbers.Real) and not isinstance(bw, bool)):
+        if not (
+            bw == "scale"
+            if isinstance(bw, str)
+            else isinstance(bw, numbers.Real) and not isinstance(bw, bool)
+        ):
             raise TypeError(f"bandwidth must be a positive number or 'scale', got {bw!r}")
         if not isinstance(bw, str) and not (math.isfinite(bw) and bw > 0):
             raise ValueError(f"bandwidth must be a positive finite number or 'scale', got {bw!r}")
@@ -154,13 +162,15 @@ class HDEncoder(TransformerMixin, BaseEstimator):
                 raise ValueError("Found 0 sample(s) while a minimum of 1 is required.")
             return self
         if self.encoding == "precomputed":
-            self.model_ = VSA.create(self.model, self.dim, self.backend, device=self.device, seed=self.seed_)
+            dim = self.dim if self.dim is not None else int(getattr(X, "shape", np.shape(X))[-1])
+            self.model_ = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
             X = self._vectors(X, reset=True)
             self.encoder_ = None
             self.mean_ = self.scale_ = None
             return self
         X = check_features(self, X, reset=True)
-        self.model_ = VSA.create(self.model, self.dim, self.backend, device=self.device, seed=self.seed_)
+        dim = 10000 if self.dim is None else self.dim
+        self.model_ = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
         self._fit_scaling(X)
         self.encoder_ = self._make_encoder()
         return self
@@ -176,7 +186,10 @@ class HDEncoder(TransformerMixin, BaseEstimator):
             return
         if is_framework_array(X):  # statistics on the device, two small vectors to the host
             xp, backend = self.model_.xp, self.model_.backend
-            Xd = xp.astype(backend.asarray(X), backend.dtype("float32" if not backend.supports_dtype("float64") else "float64"))
+            Xd = xp.astype(
+                backend.asarray(X),
+                backend.dtype("float32" if not backend.supports_dtype("float64") else "float64"),
+            )
             mean = backend.to_numpy(xp.mean(Xd, axis=0)).astype(np.float64)
             scale = backend.to_numpy(xp.std(Xd, axis=0)).astype(np.float64)
         else:
@@ -233,7 +246,9 @@ class HDEncoder(TransformerMixin, BaseEstimator):
         real = self.encoder_.real_dtype
         x = xp.astype(backend.asarray(rows), real)
         if self.mean_ is not None:
-            x = (x - backend.asarray(self.mean_.astype(np.float64), dtype=real)) / backend.asarray(self.scale_, dtype=real)
+            x = (x - backend.asarray(self.mean_.astype(np.float64), dtype=real)) / backend.asarray(
+                self.scale_, dtype=real
+            )
         return self.encoder_.encode(x)
 
     def __sklearn_tags__(self) -> Any:

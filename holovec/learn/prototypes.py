@@ -142,8 +142,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         from ._data import batches, take_rows
 
         return (
-            (rows, self.encoder_._encode(take_rows(X, rows)))
-            for rows in batches(n_rows(X), self.batch_size)
+            (rows, self.encoder_._encode(take_rows(X, rows))) for rows in batches(n_rows(X), self.batch_size)
         )
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -265,7 +264,13 @@ class _Retraining(PrototypeClassifier):
         pred = xp.astype(xp.argmax(S, axis=1), truth.dtype)
         wrong = pred != truth
         C = P.shape[0]
-        return S, space.one_hot(truth, C), space.one_hot(pred, C), xp.astype(wrong, space.dtype)[:, None], wrong
+        return (
+            S,
+            space.one_hot(truth, C),
+            space.one_hot(pred, C),
+            xp.astype(wrong, space.dtype)[:, None],
+            wrong,
+        )
 
 
 class AdaptHDClassifier(_Retraining):

@@ -15,18 +15,25 @@ from ._targets import regression_targets
 
 __all__ = ["RegHDRegressor"]
 
+#: regularisation of each batch's step (keeps the small solve well posed for similar samples)
+_DELTA = 1e-3
+
 
 class RegHDRegressor(RegressorMixin, HDEstimator):
     """Regression by one model hypervector (single-model RegHD, Hernández-Cano et al., 2021).
 
     The prediction is ``<w, h> + b`` for the unit-length encoding ``h``; each minibatch
-    moves ``w`` and ``b`` against the batch's mean error (least-mean-squares), ``lr`` times,
-    for ``epochs`` passes in a seeded shuffled order. ``partial_fit`` applies one pass to a
+    moves ``w`` and ``b`` against the batch's errors, for ``epochs`` passes in a seeded
+    shuffled order. ``partial_fit`` applies one pass to a
     stream. This is RegHD's single-model form; its multi-model clustering is not included,
     and :class:`RidgeHDRegressor` solves the same read-out in closed form.
 
+    Each batch's step is that of the affine projection algorithm (normalised LMS for a
+    batch): it moves the batch's predictions ``lr`` of the way to their targets. Few
+    epochs and a small ``lr`` regularise (the step fits noise otherwise).
+
     Parameters are those of :class:`CentroidClassifier` (without ``binarize``), plus
-    ``epochs`` (default 50), ``lr`` (default 1.0) and ``batch_size`` (default 32: small
+    ``epochs`` (default 5), ``lr`` (default 0.1) and ``batch_size`` (default 32: small
     batches take more steps per epoch).
 
     Examples
@@ -45,8 +52,8 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         dim: int | None = None,
         *,
         encoder: Any = None,
-        epochs: int = 50,
-        lr: float = 1.0,
+        epochs: int = 5,
+        lr: float = 0.1,
         batch_size: int = 32,
         backend: Any = None,
         device: Any = None,
@@ -112,9 +119,16 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         for rows, H in self._encoded(X, epoch=epoch):
             target = backend.asarray(y[rows], dtype=space.dtype)
             err = target - (H @ self.coef_ + self.intercept_)
-            step = self.lr / target.shape[0]
-            self.coef_ = self.coef_ + step * (err @ H)
-            self.intercept_ = self.intercept_ + step * xp.sum(err)
+            # the batch's step of the affine projection algorithm (NLMS for a batch of m):
+            # a = lr * (H H' + 1 + delta I)^-1 err moves the prediction of every sample of the
+            # batch lr of the way to its target at once (the 1 is the intercept's column)
+            m = target.shape[0]
+            gram = space.product(H, xp.permute_dims(H, (1, 0))) + (
+                1.0 + _DELTA * xp.eye(m, dtype=space.dtype, device=space.model.device)
+            )
+            a = self.lr * xp.linalg.solve(gram, err[:, None])[:, 0]
+            self.coef_ = self.coef_ + a @ H
+            self.intercept_ = self.intercept_ + xp.sum(a)
             total = total + xp.sum(err * err)
         return float(total)
 
@@ -122,6 +136,8 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
         xp = self.space_.xp
-        parts = [self.space_.product(H, self.coef_[:, None])[:, 0] + self.intercept_ for _, H in self._encoded(X)]
+        parts = [
+            self.space_.product(H, self.coef_[:, None])[:, 0] + self.intercept_ for _, H in self._encoded(X)
+        ]
         out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)

@@ -141,8 +141,9 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
 class RidgeHDRegressor(RegressorMixin, _Ridge):
     """Ridge regression of a target on the hypervectors (random-feature kernel ridge).
 
-    The targets are centred by their training mean (``intercept_``); ``alpha`` (default
-    0.1) regularises the read-out of the unit-length encodings.
+    The targets are centred by their training mean (``intercept_``); ``alpha`` regularises
+    the read-out of the unit-length encodings (default 1.0: noisy targets need more than
+    class labels; measured on the diabetes data).
 
     Examples
     --------
@@ -153,6 +154,24 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
     >>> RidgeHDRegressor(dim=2000, alpha=1e-3, seed=0).fit(X, y).score(X, y) > 0.99
     True
     """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        alpha: float = 1.0,
+        batch_size: int = 1024,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        super().__init__(
+            model, dim, encoder=encoder, alpha=alpha, batch_size=batch_size, backend=backend,
+            device=device, seed=seed, verbose=verbose,
+        )  # fmt: skip
 
     def fit(self, X: Any, y: Any) -> RidgeHDRegressor:
         """Solve for the read-out."""
