@@ -274,3 +274,36 @@ def test_verbose_shows_progress(capsys, iris):
     assert "AdaptHDClassifier" in err and "train_accuracy" in err
     AdaptHDClassifier(dim=64, epochs=2, seed=0).fit(Xtr, ytr)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("name", ["neuralhd", "binarized-map-adapthd", "ridge"])
+def test_saved_estimators_load_and_predict_the_same(name, backend, iris, tmp_path):
+    from holovec.learn import load
+
+    Xtr, Xte, ytr, _ = iris
+    labels = np.array(["a", "b", "c"])[ytr]
+    clf = CLASSIFIERS[name](dim=256, seed=0, backend=backend, device="cpu").fit(Xtr, labels)
+    clf.save(tmp_path / "clf.npz")
+    copy = load(tmp_path / "clf.npz")
+    assert type(copy) is type(clf) and copy.get_params() == clf.get_params()
+    np.testing.assert_array_equal(copy.predict(Xte), clf.predict(Xte))
+    on_numpy = load(tmp_path / "clf.npz", backend="numpy")
+    np.testing.assert_array_equal(on_numpy.predict(Xte), clf.predict(Xte))
+
+
+def test_saved_files_are_validated(iris, tmp_path):
+    from holovec.learn import load
+
+    Xtr, _, ytr, _ = iris
+    path = tmp_path / "reg.npz"
+    RidgeHDRegressor(dim=128, seed=0).fit(Xtr, Xtr[:, 0]).save(path)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # a flipped byte
+    (tmp_path / "bad.npz").write_bytes(bytes(data))
+    with pytest.raises(ValueError):
+        load(tmp_path / "bad.npz")
+    with pytest.raises(TypeError, match="cannot save"):
+        model = VSA.create("MAP", 512, seed=0)
+        CentroidClassifier(encoder=NGramEncoder(model, n=2)).fit(["ab", "cd"], [0, 1]).save(
+            tmp_path / "x.npz"
+        )

@@ -22,6 +22,7 @@ holovec                    what it learns                                       
 
 from . import _sklearn  # noqa: F401  (a clear ImportError without scikit-learn)
 from .encoding import HDEncoder
+from .persistence import load
 from .prototypes import AdaptHDClassifier, CentroidClassifier, NeuralHDClassifier, OnlineHDClassifier
 from .reghd import RegHDRegressor
 from .ridge import RidgeHDClassifier, RidgeHDRegressor
@@ -35,4 +36,5 @@ __all__ = [
     "RegHDRegressor",
     "RidgeHDClassifier",
     "RidgeHDRegressor",
+    "load",
 ]

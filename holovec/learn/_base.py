@@ -100,6 +100,13 @@ class HDEstimator(BaseEstimator):
         for rows in batches(n_rows(X), self.batch_size, seed=seed, epoch=epoch or 0):
             yield rows, self.space_.features(self.encoder_._encode(take_rows(X, rows)))
 
+    def save(self, path: Any) -> None:
+        """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back
+        with :func:`holovec.learn.load`)."""
+        from .persistence import save
+
+        save(self, path)
+
     def _progress(self, total: int, desc: str) -> Any:
         """A tqdm bar over epochs when ``verbose``, else a plain range."""
         if not self.verbose:

@@ -44,7 +44,8 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
         estimator.n_features_in_ = n_features
     elif n_features != estimator.n_features_in_:
         raise ValueError(
-            f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
+            f"X has {n_features} features, but {name} is expecting "
+            f"{estimator.n_features_in_} features as input."
         )
     return X
 

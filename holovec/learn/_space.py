@@ -2,8 +2,9 @@
 
 Class prototypes are bundles of encodings kept as sums, so learners need models whose
 bundle is a sum (``model.bundle_is_sum``): a vector is lifted (``model.lift``) to the
-numbers that bundles add, complex ones seen as real rows of twice the length
-(``backend.real_view``), and scaled to unit length so that every sample weighs the same.
+numbers that bundles add, complex ones as real rows of twice the length (the real parts,
+then the imaginary ones: one layout on every backend, so learned arrays move between
+them), and scaled to unit length so that every sample weighs the same.
 A class score is then the cosine of an encoding and a prototype (0 for an empty prototype),
 one matrix product per batch; updates add a ``(batch, classes)`` coefficient matrix times
 the batch, one product too, on every backend alike.
@@ -49,7 +50,7 @@ class Space:
         xp = self.xp
         h = self.model.lift(vectors)
         if self.complex:
-            h = self.backend.real_view(h)
+            h = xp.concat([xp.real(h), xp.imag(h)], axis=-1)
         h = xp.astype(h, self.dtype)
         norms = xp.sqrt(xp.sum(h * h, axis=-1, keepdims=True))
         return h / xp.where(norms > 0, norms, xp.ones_like(norms))
@@ -93,13 +94,11 @@ class Space:
         """A score per feature column ``(width,)`` folded to one per model dimension ``(dim,)``."""
         if not self.complex:
             return per_feature
-        c = self.backend.complex_view(per_feature)
-        return self.xp.real(c) + self.xp.imag(c)
+        dim = self.model.dim
+        return per_feature[:dim] + per_feature[dim:]
 
     def dims_mask(self, dims_mask: Any) -> Any:
         """A ``(dim,)`` mask of model dimensions as a ``(width,)`` mask of feature columns."""
         if not self.complex:
             return dims_mask
-        xp = self.xp
-        m = xp.astype(dims_mask, self.dtype)
-        return self.backend.real_view(self.backend.complex(m, m)) > 0
+        return self.xp.concat([dims_mask, dims_mask], axis=0)

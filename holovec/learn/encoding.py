@@ -51,7 +51,8 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     ----------
     model : str, default "FHRR"
         The model's name (FHRR: the sinusoid encoding is then random Fourier features,
-        the most accurate default; MAP and BSC allow binarised inference) (see :meth:`holovec.VSA.available_models`).
+        the most accurate default; MAP and BSC allow binarised inference); see
+        :meth:`holovec.VSA.available_models`.
     dim : int or None, default None
         Dimension of the hypervectors: 10000, or for ``"precomputed"`` the width of ``X``.
     encoding : {"sinusoid", "projection", "precomputed"}, default "sinusoid"
@@ -126,7 +127,8 @@ class HDEncoder(TransformerMixin, BaseEstimator):
         if self.encoder is not None:
             if not isinstance(self.encoder, Encoder):
                 raise TypeError(
-                    f"encoder must be a holovec encoder (holovec.encoders) or None, got {type(self.encoder).__name__}"
+                    "encoder must be a holovec encoder (holovec.encoders) or None, "
+                    f"got {type(self.encoder).__name__}"
                 )
             return
         if self.encoding not in (*ENCODINGS, "precomputed"):
@@ -211,7 +213,8 @@ class HDEncoder(TransformerMixin, BaseEstimator):
             self.n_features_in_ = int(X.shape[1])
         elif X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input."
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
             )
         return model.asarray(X)
 

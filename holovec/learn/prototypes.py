@@ -127,7 +127,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         check_is_fitted(self, "prototypes_")
         X = self._check_input(X)
         model, parts = self.model_, []
-        for rows, H in self._rows(X):
+        for _, H in self._rows(X):
             if self.class_vectors_ is not None:  # Hamming search of the model's own vectors
                 parts.append(model.similarity_matrix(H, self.class_vectors_))
             else:
