@@ -294,7 +294,7 @@ def test_saved_estimators_load_and_predict_the_same(name, backend, iris, tmp_pat
 def test_saved_files_are_validated(iris, tmp_path):
     from holovec.learn import load
 
-    Xtr, _, ytr, _ = iris
+    Xtr = iris[0]
     path = tmp_path / "reg.npz"
     RidgeHDRegressor(dim=128, seed=0).fit(Xtr, Xtr[:, 0]).save(path)
     data = bytearray(path.read_bytes())
