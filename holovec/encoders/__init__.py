@@ -5,8 +5,8 @@ from .fpe import FractionalPowerEncoder, PeriodicAngleEncoder, VectorFPE
 from .image import ImageEncoder
 from .residue import ResidueEncoder
 from .scalar import LevelEncoder, ThermometerEncoder
-from .sinusoid import SinusoidEncoder
 from .sequence import NGramEncoder, PositionBindingEncoder, TrajectoryEncoder
+from .sinusoid import SinusoidEncoder
 from .structure import GraphEncoder, RecordEncoder
 from .symbols import SymbolCodebook, SymbolTable
 from .vector import RandomProjectionEncoder, VectorEncoder
