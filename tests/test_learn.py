@@ -261,10 +261,13 @@ def test_minibatches_bound_what_is_encoded_at_once(iris):
 
     HDEncoder._encode = spy
     try:
-        AdaptHDClassifier(encoder=enc, epochs=2, batch_size=16).fit(Xtr, ytr)
+        AdaptHDClassifier(encoder=enc, epochs=2, batch_size=16, cache_size=0).fit(Xtr, ytr)
+        assert max(sizes) == 16 and sum(sizes) == 3 * len(Xtr)  # encoded again every epoch
+        sizes.clear()
+        AdaptHDClassifier(encoder=enc, epochs=5, batch_size=16).fit(Xtr, ytr)
+        assert max(sizes) == 16 and sum(sizes) == 2 * len(Xtr)  # the first pass, then kept
     finally:
         HDEncoder._encode = original
-    assert max(sizes) == 16 and sum(sizes) == 3 * len(Xtr)
 
 
 def test_verbose_shows_progress(capsys, iris):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from ..backends import dtype_name
 from ..encoders.base import Encoder
 from ._data import batches, n_rows, take_rows
 from ._space import Space
@@ -95,10 +97,37 @@ class HDEstimator(BaseEstimator):
     def _encoded(self, X: Any, *, epoch: int | None = None) -> Iterator[tuple[Any, Any]]:
         """``(rows, H)`` for each minibatch of checked ``X``: the selected rows and their
         encodings as unit real rows on the model's backend. With ``epoch``, in an order
-        shuffled from the seed and the epoch."""
+        shuffled from the seed and the epoch (from the kept encodings, if any)."""
         seed = None if epoch is None else self.encoder_.seed_
+        kept = getattr(self, "_kept", None) if epoch is not None else None
         for rows in batches(n_rows(X), self.batch_size, seed=seed, epoch=epoch or 0):
-            yield rows, self.space_.features(self.encoder_._encode(take_rows(X, rows)))
+            if kept is not None:
+                yield rows, take_rows(kept, rows)
+            else:
+                yield rows, self.space_.features(self.encoder_._encode(take_rows(X, rows)))
+
+    @contextmanager
+    def _keeping_encodings(self, X: Any) -> Iterator[None]:
+        """While training for several epochs: the training set's encodings are kept on the
+        backend when they fit in ``cache_size`` MiB (encoded once instead of every epoch);
+        memory stays bounded by ``cache_size`` plus a batch either way."""
+        space = self.space_
+        needed = n_rows(X) * space.width * np.dtype(dtype_name(space.dtype)).itemsize
+        try:
+            if needed <= self.cache_size * 2**20:
+                self._kept = None
+                parts = [h for _, h in self._encoded(X)]
+                self._kept = parts[0] if len(parts) == 1 else space.xp.concat(parts, axis=0)
+            yield
+        finally:
+            self.__dict__.pop("_kept", None)
+
+    def _refresh_encodings(self, X: Any) -> None:
+        """Encode the kept training set again (after the encoder changed)."""
+        if getattr(self, "_kept", None) is not None:
+            self._kept = None
+            parts = [h for _, h in self._encoded(X)]
+            self._kept = parts[0] if len(parts) == 1 else self.space_.xp.concat(parts, axis=0)
 
     def save(self, path: Any) -> None:
         """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back

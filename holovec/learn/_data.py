@@ -68,7 +68,7 @@ def n_rows(X: Any) -> int:
 def take_rows(X: Any, rows: np.ndarray | slice) -> Any:
     """Rows of a NumPy, framework or sequence input (a list of texts, for example)."""
     if isinstance(rows, slice) or hasattr(X, "shape"):
-        if is_framework_array(X) and not isinstance(rows, slice):
+        if not isinstance(rows, slice) and (is_framework_array(X) or not isinstance(X, np.ndarray)):
             xp = array_api_compat.array_namespace(X)
             return xp.take(X, xp.asarray(rows, device=array_api_compat.device(X)), axis=0)
         return X[rows]

@@ -42,8 +42,10 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         if not isinstance(self.verbose, bool):
             raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
         if self._retrains:
-            check_positive_int(self.epochs + 1, "epochs + 1")  # epochs may be 0
+            if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 0:
+                raise ValueError(f"epochs must be a non-negative int, got {self.epochs!r}")
             check_positive_number(self.lr, "lr")
+            check_positive_number(self.cache_size, "cache_size", zero=True)
 
     # -- fitting ----------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> PrototypeClassifier:
@@ -234,14 +236,16 @@ class _Retraining(PrototypeClassifier):
         self._initial(X, t)
         space = self.space_
         bar = self._progress(self.epochs, type(self).__name__)
-        for epoch in bar:
-            mistakes = 0
-            for rows, H in self._encoded(X, epoch=epoch):
-                self.prototypes_, wrong = self._retrain_update(self.prototypes_, H, t[rows])
-                mistakes = mistakes + space.xp.sum(space.xp.astype(wrong, space.dtype))
-            if self.verbose:
-                bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
-            self._after_epoch(epoch)
+        with self._keeping_encodings(X):
+            for epoch in bar:
+                mistakes = 0
+                for rows, H in self._encoded(X, epoch=epoch):
+                    self.prototypes_, wrong = self._retrain_update(self.prototypes_, H, t[rows])
+                    mistakes = mistakes + space.xp.sum(space.xp.astype(wrong, space.dtype))
+                if self.verbose:
+                    bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
+                if self._after_epoch(epoch):
+                    self._refresh_encodings(X)
 
     def _initial(self, X: Any, t: np.ndarray) -> None:
         """The first pass: class means (bundles of unit-length samples over their count,
@@ -251,8 +255,10 @@ class _Retraining(PrototypeClassifier):
         inv = self.space_.backend.asarray(1.0 / np.maximum(counts, 1.0), dtype=self.space_.dtype)
         self.prototypes_ = self.prototypes_ * inv[:, None]
 
-    def _after_epoch(self, epoch: int) -> None:
-        """A hook after each retraining epoch (NeuralHD regenerates dimensions)."""
+    def _after_epoch(self, epoch: int) -> bool:
+        """A hook after each retraining epoch: whether it changed the encoder (NeuralHD
+        regenerates dimensions)."""
+        return False
 
     def _mistakes(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any, Any, Any, Any]:
         """Scores, the one-hot true and predicted classes, and the mistake mask (as 0/1
@@ -281,7 +287,8 @@ class AdaptHDClassifier(_Retraining):
     ``partial_fit`` applies the mistake-driven update alone (a perceptron on a stream).
 
     Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (retraining
-    passes, default 20) and ``lr`` (default 0.035).
+    passes, default 20), ``lr`` (default 0.035) and ``cache_size`` (MiB, default 512: the
+    training set's encodings are kept between epochs when they fit, else encoded again).
 
     Examples
     --------
@@ -302,6 +309,7 @@ class AdaptHDClassifier(_Retraining):
         lr: float = 0.035,
         binarize: bool = False,
         batch_size: int = 1024,
+        cache_size: float = 512,
         backend: Any = None,
         device: Any = None,
         seed: int | None = None,
@@ -314,6 +322,7 @@ class AdaptHDClassifier(_Retraining):
         self.lr = lr
         self.binarize = binarize
         self.batch_size = batch_size
+        self.cache_size = cache_size
         self.backend = backend
         self.device = device
         self.seed = seed
@@ -335,8 +344,8 @@ class OnlineHDClassifier(_Retraining):
     little. The first pass applies this to every sample (OnlineHD's single pass, also what
     ``partial_fit`` does); the ``epochs`` retraining passes update misclassified samples only.
 
-    Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (default 20) and
-    ``lr`` (default 0.1).
+    Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (default 20),
+    ``lr`` (default 0.1) and ``cache_size`` (as for :class:`AdaptHDClassifier`).
 
     Examples
     --------
@@ -357,6 +366,7 @@ class OnlineHDClassifier(_Retraining):
         lr: float = 0.1,
         binarize: bool = False,
         batch_size: int = 1024,
+        cache_size: float = 512,
         backend: Any = None,
         device: Any = None,
         seed: int | None = None,
@@ -369,6 +379,7 @@ class OnlineHDClassifier(_Retraining):
         self.lr = lr
         self.binarize = binarize
         self.batch_size = batch_size
+        self.cache_size = cache_size
         self.backend = backend
         self.device = device
         self.seed = seed
@@ -425,6 +436,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
         regen_every: int = 5,
         binarize: bool = False,
         batch_size: int = 1024,
+        cache_size: float = 512,
         backend: Any = None,
         device: Any = None,
         seed: int | None = None,
@@ -432,7 +444,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
     ) -> None:
         super().__init__(
             model, dim, encoder=encoder, epochs=epochs, lr=lr, binarize=binarize, batch_size=batch_size,
-            backend=backend, device=device, seed=seed, verbose=verbose,
+            cache_size=cache_size, backend=backend, device=device, seed=seed, verbose=verbose,
         )  # fmt: skip
         self.regen_rate = regen_rate
         self.regen_every = regen_every
@@ -454,9 +466,9 @@ class NeuralHDClassifier(AdaptHDClassifier):
                 f"encoding='sinusoid'); got {self.encoder_.encoder_!r}"
             )
 
-    def _after_epoch(self, epoch: int) -> None:
+    def _after_epoch(self, epoch: int) -> bool:
         if (epoch + 1) % self.regen_every or epoch + 1 == self.epochs:
-            return  # not a regeneration epoch, or the last one (no retraining would follow)
+            return False  # not a regeneration epoch, or the last one (no retraining would follow)
         space, model = self.space_, self.model_
         xp = space.xp
         unit = space.unit_rows(self.prototypes_)
@@ -469,3 +481,4 @@ class NeuralHDClassifier(AdaptHDClassifier):
         mask[dims] = True
         keep = space.dims_mask(model.backend.asarray(~mask))
         self.prototypes_ = self.prototypes_ * xp.astype(keep, space.dtype)[None, :]
+        return True

@@ -33,8 +33,8 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     epochs and a small ``lr`` regularise (the step fits noise otherwise).
 
     Parameters are those of :class:`CentroidClassifier` (without ``binarize``), plus
-    ``epochs`` (default 5), ``lr`` (default 0.1) and ``batch_size`` (default 32: small
-    batches take more steps per epoch).
+    ``epochs`` (default 5), ``lr`` (default 0.1), ``batch_size`` (default 32: small
+    batches take more steps per epoch) and ``cache_size`` (as for :class:`AdaptHDClassifier`).
 
     Examples
     --------
@@ -55,6 +55,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         epochs: int = 5,
         lr: float = 0.1,
         batch_size: int = 32,
+        cache_size: float = 512,
         backend: Any = None,
         device: Any = None,
         seed: int | None = None,
@@ -66,6 +67,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         self.epochs = epochs
         self.lr = lr
         self.batch_size = batch_size
+        self.cache_size = cache_size
         self.backend = backend
         self.device = device
         self.seed = seed
@@ -75,6 +77,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         check_positive_int(self.batch_size, "batch_size")
         check_positive_int(self.epochs, "epochs")
         check_positive_number(self.lr, "lr")
+        check_positive_number(self.cache_size, "cache_size", zero=True)
         if not isinstance(self.verbose, bool):
             raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
 
@@ -86,10 +89,11 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         y = regression_targets(y, n_rows(X))
         self._start(float(np.mean(y)))
         bar = self._progress(self.epochs, type(self).__name__)
-        for epoch in bar:
-            loss = self._pass(X, y, epoch)
-            if self.verbose:
-                bar.set_postfix(train_mse=f"{loss / len(y):.4g}")
+        with self._keeping_encodings(X):
+            for epoch in bar:
+                loss = self._pass(X, y, epoch)
+                if self.verbose:
+                    bar.set_postfix(train_mse=f"{loss / len(y):.4g}")
         return self
 
     def partial_fit(self, X: Any, y: Any) -> RegHDRegressor:
