@@ -95,16 +95,51 @@ def check_switching_backends(ns: dict, out: str) -> None:
             assert float(line.rsplit(" ", 1)[1]) < 1e-6
 
 
+def check_digits_classification(ns: dict, out: str) -> None:
+    assert "1347 training and 450 test images of 64 pixels" in out
+    acc, curves, by_dim = ns["accuracy"], ns["curves"], ns["by_dim"]
+    assert 0.85 <= acc["centroid"] < 0.93
+    # retraining beats the one pass after a few epochs and mostly keeps improving
+    for curve in curves.values():
+        assert curve[-1] >= acc["centroid"] + 0.03
+        assert curve[-1] >= curve[1]
+    assert curves["AdaptHD"][-1] >= 0.95
+    assert acc["ridge"] >= 0.97  # the closed-form read-out is the most accurate
+    assert acc["MAP, binarize=True"] < acc["MAP, binarize=False"]  # binarising costs accuracy
+    assert acc["MAP, binarize=True"] >= 0.85
+    for dim in ns["dims"]:
+        assert by_dim["ridge"][dim] >= by_dim["AdaptHD, 5 epochs"][dim] > by_dim["centroid"][dim]
+    assert by_dim["centroid"][500] >= 0.85 and by_dim["ridge"][5000] >= 0.98
+
+
+def check_language_identification(ns: dict, out: str) -> None:
+    assert "22 training and 22 test sentences in 4 languages" in out
+    assert ns["accuracy"] >= 0.95
+    assert np.trace(ns["confusion"]) == round(ns["accuracy"] * len(ns["X_test"]))
+    assert "same predictions: True" in out  # partial_fit on a stream = fit
+    by_length = ns["by_length"]
+    centroid = [by_length[n]["centroid"] for n in sorted(by_length)]
+    assert centroid == sorted(centroid)  # longer snippets are easier
+    assert 0.4 <= centroid[0] < 0.7 and centroid[-1] >= 0.9
+
+
 EXPECTATIONS = {
+    "digits_classification": check_digits_classification,
     "fpe_scalars": check_fpe_scalars,
+    "language_identification": check_language_identification,
     "sequence_memory": check_sequence_memory,
     "ngram_text_classification": check_ngram_text_classification,
     "resonator_scene": check_resonator_scene,
     "switching_backends": check_switching_backends,
 }
 
+#: the tutorials of holovec.learn, which need scikit-learn
+NEEDS_SKLEARN = {"digits_classification", "language_identification"}
+
 
 @pytest.mark.parametrize("name", sorted(EXPECTATIONS))
 def test_example_results(name, capsys, monkeypatch):
+    if name in NEEDS_SKLEARN:
+        pytest.importorskip("sklearn")  # holovec.learn needs the [learn] extra
     namespace, out = run_example(name, capsys, monkeypatch)
     EXPECTATIONS[name](namespace, out)

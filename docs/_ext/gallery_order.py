@@ -5,6 +5,8 @@ TUTORIALS = (
     "fpe_scalars.py",
     "sequence_memory.py",
     "ngram_text_classification.py",
+    "digits_classification.py",
+    "language_identification.py",
     "resonator_scene.py",
     "switching_backends.py",
 )
