@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import importlib.util
 import io
 import os
 import re
@@ -29,6 +30,7 @@ PUBLIC_PACKAGES = (
     "holovec.retrieval",
     "holovec.backends",
     "holovec.random",
+    *(("holovec.learn",) if importlib.util.find_spec("sklearn") else ()),
 )
 
 

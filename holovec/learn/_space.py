@@ -19,7 +19,7 @@ import numpy as np
 from ..encoders._values import wide_float
 
 #: rows per product when scoring (see Space.product)
-_BLOCK_ROWS = 128
+_BLOCK_ROWS = 512
 
 
 class Space:

@@ -188,8 +188,19 @@ class CentroidClassifier(PrototypeClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of the labels; prototypes_ : ``(n_classes, width)`` backend array;
-    class_vectors_ : the binarised prototypes or None; encoder_, model_, n_features_in_.
+    classes_ : ndarray
+        The labels, sorted.
+    prototypes_ : array of the model's backend, shape ``(n_classes, width)``
+        The class prototypes in the learning space (``width`` is ``dim``, twice that for
+        complex models).
+    class_vectors_ : array of the model's backend or None
+        The binarised prototypes (vectors of the model), with ``binarize=True``.
+    encoder_ : HDEncoder
+        The fitted encoder.
+    model_ : holovec model
+        The model of the encodings.
+    n_features_in_ : int
+        Number of features seen in ``fit`` (numeric input only).
 
     Examples
     --------

@@ -137,6 +137,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         return float(total)
 
     def predict(self, X: Any) -> np.ndarray:
+        """The predicted targets ``<w, h> + b``, shape ``(n_samples,)``."""
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
         xp = self.space_.xp

@@ -97,7 +97,12 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
 
     Attributes
     ----------
-    coef_ : ``(width, n_classes)`` backend array; classes_, encoder_, model_, n_features_in_.
+    coef_ : array of the model's backend, shape ``(width, n_classes)``
+        The read-out of every class.
+    classes_ : ndarray
+        The labels, sorted.
+    encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
 
     Examples
     --------
@@ -134,6 +139,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X: Any) -> np.ndarray:
+        """The class of highest read-out (ties: the first class)."""
         check_is_fitted(self, "coef_")
         return self.classes_[np.argmax(self._outputs(X), axis=1)]
 
@@ -184,4 +190,5 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
+        """The predicted targets, shape ``(n_samples,)``."""
         return self._outputs(X)[:, 0] + self.intercept_
