@@ -16,9 +16,12 @@ from holovec import available_backends
 from . import results as results_json
 from .cases import ModelEntry, Settings, available_entries, find_entry, run_model
 from .encoders import run_encoders
+from .learn import add_to_json as add_learn_json
+from .learn import run_learn
 from .machine import CpuMeter, describe, header_lines
 from .retrieval import run_retrieval
 from .rows import Row
+from .sections import DEFAULT_SECTIONS
 from .sections import SECTIONS as SECTION_TABLES
 from .sizes import DEFAULT, QUICK
 from .tables import render_report
@@ -37,8 +40,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--backend",
         default="numpy",
-        choices=[*BACKENDS, "all"],
-        help="the backend to time; 'all': every installed one (default: numpy)",
+        help="the backend to time, or several comma-separated (numpy,torch); 'all': every installed "
+        "one (default: numpy)",
     )
     parser.add_argument(
         "--models",
@@ -68,9 +71,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-torchhd", action="store_true", help="leave out the torchhd column")
     parser.add_argument(
         "--sections",
-        default=",".join(SECTIONS),
+        default=",".join(DEFAULT_SECTIONS),
         help="comma-separated sections to run: ops (the operations table), encoders "
-        "(benchmarks/encoders.py), retrieval (benchmarks/retrieval.py) (default: all three)",
+        "(benchmarks/encoders.py), retrieval (benchmarks/retrieval.py), learn (holovec.learn on "
+        "scikit-learn's data sets, benchmarks/learn.py: minutes) (default: ops,encoders,retrieval)",
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
@@ -109,9 +113,13 @@ def _backend_names(parser: argparse.ArgumentParser, choice: str) -> list[str]:
     installed = available_backends()
     if choice == "all":
         return [b for b in BACKENDS if b in installed]
-    if choice not in installed:
-        parser.error(f"backend {choice!r} is not installed; installed: {', '.join(installed)}")
-    return [choice]
+    names = [part.strip() for part in choice.split(",") if part.strip()]
+    for name in names or [choice]:
+        if name not in BACKENDS:
+            parser.error(f"unknown backend {name!r}: {', '.join(BACKENDS)} or all")
+        if name not in installed:
+            parser.error(f"backend {name!r} is not installed; installed: {', '.join(installed)}")
+    return names
 
 
 def run(
@@ -181,6 +189,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             models=args.models if args.models_given else None,
             progress=progress,
         )
+    if "learn" in args.sections:
+        rows += run_learn(
+            args.backends,
+            dim=sizes.dim,
+            quick=args.quick,
+            torchhd=torchhd_version is not None,
+            progress=progress,
+        )
     elapsed = time.perf_counter() - started
     machine = describe(torchhd_version, meter)
     text = render_report(
@@ -188,7 +204,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         [SECTION_TABLES[name] for name in SECTIONS],
         title=settings_line(settings, args.backends),
         header=header_lines(machine),
-        legends={"ops": [f"torchhd: {torchhd_note}"] if torchhd_note else []},
+        legends={name: [f"torchhd: {torchhd_note}"] if torchhd_note else [] for name in ("ops", "learn")},
         markdown=args.markdown,
     )
     print(text, file=out)
@@ -201,5 +217,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             torchhd_note=torchhd_note,
             elapsed_s=elapsed,
         )
+        add_learn_json(data, rows, dim=sizes.dim, quick=args.quick)
         results_json.write(args.json, data)
     return 0

@@ -15,6 +15,7 @@ from .columns import (
     TORCHHD,
     format_seconds,
 )
+from .learn import LEARN
 from .names import K
 from .rows import FLAG_RATIO, FLAG_RATIO_LATENCY, Row
 from .tables import GLUE, Section
@@ -79,4 +80,6 @@ RETRIEVAL = Section(
 )
 
 #: the sections in the order they run and print
-SECTIONS = {s.name: s for s in (OPS, ENCODERS, RETRIEVAL)}
+SECTIONS = {s.name: s for s in (OPS, ENCODERS, RETRIEVAL, LEARN)}
+#: the sections a run without --sections runs (learn, minutes long, only when asked for)
+DEFAULT_SECTIONS = ("ops", "encoders", "retrieval")
