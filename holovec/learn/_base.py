@@ -79,13 +79,16 @@ class HDEstimator(BaseEstimator):
                     f"leave {key}=None to use the encoder's"
                 )
 
-    def _fit_encoder(self, X: Any) -> None:
+    def _fit_encoder(self, X: Any) -> Any:
+        """Fit the encoder on ``X``; ``X`` as checked."""
         check_positive_int(self.batch_size, "batch_size")
-        self.encoder_ = self._make_encoder().fit(X)
+        self.encoder_ = self._make_encoder()
+        X = self.encoder_._fit(X)
         self.model_ = self.encoder_.model_
         self.space_ = Space(self.model_)
         if hasattr(self.encoder_, "n_features_in_"):
             self.n_features_in_ = self.encoder_.n_features_in_
+        return X
 
     def _check_input(self, X: Any) -> Any:
         """``X`` checked against the fitted encoder (shape, features, finiteness)."""

@@ -79,8 +79,14 @@ class Space:
         return xp.astype(t[:, None] == classes[None, :], self.dtype)
 
     def add(self, P: Any, coef: Any, H: Any) -> Any:
-        """``P + coef.T @ H``: every sample's update of every prototype, one product."""
-        return P + self.xp.permute_dims(coef, (1, 0)) @ H
+        """``P + coef.T @ H``: every sample's update of every prototype, one product (of
+        the samples that update anything: mistake-driven rules leave most rows zero)."""
+        xp = self.xp
+        if not self.backend.is_traced(coef):
+            active = xp.nonzero(xp.any(coef != 0, axis=1))[0]
+            if active.shape[0] < coef.shape[0] // 2:
+                coef, H = xp.take(coef, active, axis=0), xp.take(H, active, axis=0)
+        return P + xp.permute_dims(coef, (1, 0)) @ H
 
     def indices(self, t: np.ndarray) -> Any:
         """Class indices from the host as a backend int array."""

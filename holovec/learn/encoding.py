@@ -154,6 +154,11 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     # -- fit / transform --------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None) -> HDEncoder:
         """Choose the seed, create the model and encoder, and learn the standardisation."""
+        self._fit(X)
+        return self
+
+    def _fit(self, X: Any) -> Any:
+        """Fit, and return ``X`` as checked (so estimators do not check it twice)."""
         self._check_params()
         self.seed_ = check_seed(self.seed) if self.seed is not None else secrets.randbits(64)
         if self.encoder is not None:
@@ -162,20 +167,20 @@ class HDEncoder(TransformerMixin, BaseEstimator):
             self.mean_ = self.scale_ = None
             if n_rows(X) < 1:
                 raise ValueError("Found 0 sample(s) while a minimum of 1 is required.")
-            return self
+            return X
         if self.encoding == "precomputed":
             dim = self.dim if self.dim is not None else int(getattr(X, "shape", np.shape(X))[-1])
             self.model_ = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
             X = self._vectors(X, reset=True)
             self.encoder_ = None
             self.mean_ = self.scale_ = None
-            return self
+            return X
         X = check_features(self, X, reset=True)
         dim = 10000 if self.dim is None else self.dim
         self.model_ = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
         self._fit_scaling(X)
         self.encoder_ = self._make_encoder()
-        return self
+        return X
 
     def _make_encoder(self) -> Any:
         n = self.n_features_in_

@@ -51,8 +51,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
     def fit(self, X: Any, y: Any) -> PrototypeClassifier:
         """Learn the class prototypes from samples ``X`` and labels ``y``."""
         self._check_params()
-        self._fit_encoder(X)
-        X = self._check_input(X)
+        X = self._fit_encoder(X)
         y = class_labels(y, n_rows(X))
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
@@ -81,8 +80,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
             classes = np.asarray(classes)
             if len(np.unique(classes)) < 2:
                 raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
-            self._fit_encoder(X)
-            X = self._check_input(X)
+            X = self._fit_encoder(X)
             self.classes_ = np.unique(classes)
             self.prototypes_ = self.space_.zeros(len(self.classes_))
         else:
@@ -469,13 +467,14 @@ class NeuralHDClassifier(AdaptHDClassifier):
 
     _streams = False
 
-    def _fit_encoder(self, X: Any) -> None:
-        super()._fit_encoder(X)
+    def _fit_encoder(self, X: Any) -> Any:
+        X = super()._fit_encoder(X)
         if not hasattr(self.encoder_.encoder_, "regenerate"):
             raise ValueError(
                 "NeuralHDClassifier needs an encoder that can regenerate dimensions (HDEncoder with "
                 f"encoding='sinusoid'); got {self.encoder_.encoder_!r}"
             )
+        return X
 
     def _after_epoch(self, epoch: int) -> bool:
         if (epoch + 1) % self.regen_every or epoch + 1 == self.epochs:

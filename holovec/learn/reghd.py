@@ -84,8 +84,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     def fit(self, X: Any, y: Any) -> RegHDRegressor:
         """Train ``w`` and ``b`` for ``epochs`` passes."""
         self._check_params()
-        self._fit_encoder(X)
-        X = self._check_input(X)
+        X = self._fit_encoder(X)
         y = regression_targets(y, n_rows(X))
         self._start(float(np.mean(y)))
         bar = self._progress(self.epochs, type(self).__name__)
@@ -100,8 +99,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         """One pass over a batch of a stream (the first call fits the encoder on it)."""
         if not hasattr(self, "coef_"):
             self._check_params()
-            self._fit_encoder(X)
-            X = self._check_input(X)
+            X = self._fit_encoder(X)
             y = regression_targets(y, n_rows(X))
             self._start(float(np.mean(y)))
         else:

@@ -116,8 +116,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
     def fit(self, X: Any, y: Any) -> RidgeHDClassifier:
         """Solve for the read-out of every class."""
         self._check_params()
-        self._fit_encoder(X)
-        X = self._check_input(X)
+        X = self._fit_encoder(X)
         y = class_labels(y, n_rows(X))
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
@@ -182,8 +181,7 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
     def fit(self, X: Any, y: Any) -> RidgeHDRegressor:
         """Solve for the read-out."""
         self._check_params()
-        self._fit_encoder(X)
-        X = self._check_input(X)
+        X = self._fit_encoder(X)
         y = regression_targets(y, n_rows(X))
         self.intercept_ = float(np.mean(y))
         self.coef_ = solve_ridge(self, X, (y - self.intercept_)[:, None], self.alpha)
