@@ -37,6 +37,23 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS)
+#: checks expected to fail, with the reason (scikit-learn marks them xfail)
+SUBSET_ROUNDING = (
+    "scores are float32 matrix products, which BLAS rounds by the product's shape: a sample's "
+    "score moves by about 1e-7 with the batch it comes in (the check's tolerance is 1e-7). "
+    "Fixed-shape products would make it exact at 1.2x the time for full batches and 4x or "
+    "more for small ones (measured), so predictions can differ only on exact near-ties"
+)
+
+
+def expected_failures(estimator) -> dict[str, str]:
+    # the encoder's output and binarised scores (the model's own similarity, computed in
+    # fixed-shape products) are exact; the others may pass by luck (xfail is not strict)
+    if isinstance(estimator, HDEncoder) or getattr(estimator, "binarize", False):
+        return {}
+    return {"check_methods_subset_invariance": SUBSET_ROUNDING}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
 def test_sklearn_conventions(estimator, check):
     check(estimator)
