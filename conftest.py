@@ -1,0 +1,12 @@
+"""Collection rules for the whole repository (tests, the package's doctests, the docs' pages).
+
+holovec.learn needs scikit-learn, an optional dependency: where it is missing (tox's
+per-backend environments install only the test extra), the learn package's doctests and
+the page about it are not collected, as the learn tests skip themselves.
+"""
+
+import importlib.util
+
+collect_ignore_glob = []
+if importlib.util.find_spec("sklearn") is None:
+    collect_ignore_glob += ["holovec/learn/*", "docs/user-guide/learning-from-data.rst"]
