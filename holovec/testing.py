@@ -373,5 +373,10 @@ def encoder_examples() -> Iterator[tuple[type, Callable[[VSAModel], Any], Callab
                 lambda e: e.encode(np.arange(18, dtype=np.uint8).reshape(2, 3, 3) * 14),
             ),
             (E.VectorEncoder, lambda m: E.VectorEncoder(m, 3, seed=1), lambda e: e.encode(np.ones((2, 3)))),
+            (
+                E.SinusoidEncoder,
+                lambda m: E.SinusoidEncoder(m, 3, bandwidth=0.5, seed=1),
+                lambda e: e.encode(np.ones((2, 3))),
+            ),
         ]
     )

@@ -9,7 +9,11 @@ the phases ``z`` themselves: random Fourier features, whose similarity is the Ga
 kernel of the inputs' distance.
 
 Unlike the linear projection, the encoding is not scale-free: ``bandwidth`` sets how far
-apart two inputs must be to look unrelated (about ``1 / bandwidth`` in input units).
+apart two inputs must be to look unrelated (about ``1 / bandwidth`` in input units). As
+``cos(z + b) sin(z) = (sin(2z + b) - sin(b)) / 2``, every encoding shares the component
+``-sin(b) / 2``: distant inputs keep a similarity of about 0.2-0.3 (MAP at
+``bandwidth`` 0.5-2, measured) instead of 0; learners, which compare prototypes, are not
+hurt by it.
 Element ``j`` of an encoding depends only on column ``j`` of ``R`` and on ``b[j]``, so
 :meth:`SinusoidEncoder.regenerate` can redraw chosen dimensions (NeuralHD).
 """
@@ -39,7 +43,8 @@ class SinusoidEncoder(VectorEncoder):
     >>> model = VSA.create("MAP", dim=10000)
     >>> enc = SinusoidEncoder(model, n_features=2, bandwidth=0.5, seed=1)
     >>> h = enc.encode(np.array([[0.0, 1.0], [0.1, 1.0], [3.0, -2.0]]))
-    >>> float(model.similarity(h[0], h[1])) > 0.8, abs(float(model.similarity(h[0], h[2]))) < 0.1
+    >>> near, far = float(model.similarity(h[0], h[1])), float(model.similarity(h[0], h[2]))
+    >>> near > 0.8, far < 0.5
     (True, True)
     """
 
