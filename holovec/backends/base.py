@@ -331,6 +331,38 @@ class Backend(ABC):
         padding = self.count_bits(items[:, n_bits // 8 :] & ~mask[n_bits // 8 :])
         return self.count_bits((queries & mask)[:, None, :] ^ items[None, :, :]) - padding[None, :]
 
+    def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+        """The ``min(k, n_i)`` nearest items of each query by Hamming distance: ``(distances,
+        indices)``, int32 arrays and the index arrays of :meth:`top_k` (int64; JAX: int32
+        unless 64-bit mode is on), ``(n_q, min(k, n_i))``, nearest first, equal
+        distances lowest index first (as a stable sort of the whole distance matrix).
+
+        ``queries`` ``(n_q, n_bytes)`` and ``items`` ``(n_i, n_bytes)`` are bit-packed uint8
+        (:meth:`pack_bits`) whose bits past ``n_bits`` are zero on both sides. The search hook
+        of :mod:`holovec.retrieval` for binary and bipolar codes. This default scores chunks
+        of items with :meth:`hamming_matrix` and merges a running :meth:`top_k`; backends on
+        the host override it with a fused XOR/popcount kernel (no score matrix)."""
+        xp = self.xp
+        n = items.shape[0]
+        k = min(int(k), n)
+        per_item = max(
+            1, 4 * queries.shape[0] + self.hamming_temp_bytes(queries.shape[0], items.shape[1], n_bits)
+        )
+        chunk = max(k, (32 * 2**20) // per_item)
+        best_d = best_i = None
+        for start in range(0, n, chunk):
+            dist = self.hamming_matrix(queries, items[start : start + chunk], n_bits)
+            s, i = self.top_k(-xp.astype(dist, self.dtype("int32")), k)
+            i = i + start
+            if best_d is not None:
+                # earlier chunks first: equal distances keep the lowest index first
+                s_all = xp.concat([best_d, s], axis=-1)
+                i_all = xp.concat([best_i, i], axis=-1)
+                s, pos = self.top_k(s_all, k)
+                i = xp.take_along_axis(i_all, pos, axis=-1)
+            best_d, best_i = s, i
+        return -best_d, best_i
+
     def padding_mask(self, n_bytes: int, n_bits: int) -> Any:
         """uint8 bytes ``(n_bytes,)`` with the first ``n_bits`` bits set (least significant
         bit first) and the others clear."""

@@ -248,6 +248,14 @@ class TorchBackend(Backend):
             dots = (b.float() @ q.float().T).T.round().to(torch.int32)
         return (n_bits - dots) // 2
 
+    def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+        if self.device.type != "cpu" or torch.compiler.is_compiling():
+            return super().hamming_top_k(queries, items, n_bits, k)
+        from . import _packed  # on the CPU: the host kernel on zero-copy NumPy views
+
+        d, i = _packed.hamming_top_k(queries.contiguous().numpy(), items.contiguous().numpy(), k)
+        return torch.from_numpy(d), torch.from_numpy(i)
+
     def hamming_temp_bytes(self, n_queries: int, n_bytes: int, n_bits: int) -> int:
         return 2 * n_bits  # the uint8 bits and the int8 +-1 values of one item
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..random import random_bits
+from ._hamming import HammingSearch
 from .base import VSAModel
 from .registry import register_model
 
 
 @register_model
-class BSC(VSAModel):
+class BSC(HammingSearch, VSAModel):
     """Dense binary vectors of 0 and 1 (stored one uint8 per bit).
 
     Laws: bind is XOR, commutative and self-inverse; bundle is the bitwise
@@ -147,3 +148,28 @@ class BSC(VSAModel):
 
     def _search_temp_bytes_per_item(self, n_queries: int) -> int:
         return self.backend.hamming_temp_bytes(n_queries, self._packed_length, self.dim)
+
+    # -- exact top-k on packed bits (holovec.retrieval's hook, see models/_hamming.py) -----
+    def _hamming_table(self) -> Any:
+        return self._from_hamming(
+            self.xp.arange(self.dim + 1, dtype=self.backend.dtype("int32"), device=self.device)
+        )
+
+    def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:
+        """The packed bits of a search index (its first member), padding bits clear, or
+        ``None`` where a Hamming search does not apply (see :mod:`holovec.models._hamming`)."""
+        bits = index[0]
+        if not self._hamming_usable(bits):
+            return None
+        return self._clear_padding(bits)
+
+    def _clear_padding(self, bits: Any) -> Any:
+        """``bits`` with the bits past ``dim`` clear (a copy only where some are set)."""
+        if self.dim % 64 == 0:
+            return bits
+        xp = self.xp
+        mask = self.backend.padding_mask(bits.shape[-1], self.dim)
+        tail = self.dim // 8
+        if not bool(xp.any((bits[:, tail:] & ~mask[tail:]) != 0)):
+            return bits
+        return bits & mask

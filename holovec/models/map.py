@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..random import random_signs
+from ._hamming import HammingSearch
 from .base import VSAModel
 from .registry import register_model
 
 
 @register_model
-class MAP(VSAModel):
+class MAP(HammingSearch, VSAModel):
     """Bipolar vectors of +1 and -1 (MAP-B in Schlegel et al. 2022).
 
     Laws: bind is the elementwise product, commutative and self-inverse
@@ -106,3 +107,35 @@ class MAP(VSAModel):
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         return 0 if self._accumulate_dtype == self.dtype else 4 * self.dim
+
+    # -- exact top-k on packed sign bits (holovec.retrieval's hook, see models/_hamming.py):
+    # for +-1 vectors dot(a, b) = dim - 2 * hamming(sign bits), so the search ranks by
+    # Hamming distance and the scores come from a table made by _search_scores' formula.
+    # Only where queries and items are all +-1: other vectors keep the float path.
+    #: whether the model's vectors may be +-1 (MAP-C's never are)
+    _hamming_search = True
+
+    @property
+    def _hamming_operand_dtype(self) -> Any:
+        """The dtype the search's dot products are summed in."""
+        return self._accumulate_dtype
+
+    def _hamming_table(self) -> Any:
+        xp, dtype = self.xp, self._hamming_operand_dtype
+        distances = xp.arange(self.dim + 1, dtype=dtype, device=self.device)
+        dots = float(self.dim) - 2 * distances  # exact: integers below 2**24
+        squares = xp.full((1,), float(self.dim), dtype=dtype, device=self.device)
+        return self._dot_similarity(dots, squares, squares)
+
+    def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:
+        """The sign bits (1 for -1) of a search index's vectors, packed, or ``None`` where
+        a vector is not +-1 (then the search keeps its float path) or a Hamming search
+        does not apply (see :mod:`holovec.models._hamming`)."""
+        vectors = index[0]
+        if not self._hamming_search or not self._hamming_usable(vectors):
+            return None
+        xp = self.xp
+        if not bool(xp.all(xp.abs(vectors) == 1)):
+            return None
+        negative = xp.astype(vectors < 0, self.backend.dtype("uint8"))
+        return self.backend.pack_bits(negative, self._hamming_bytes)

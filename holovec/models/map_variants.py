@@ -41,6 +41,7 @@ class MAPC(CosineSimilarity, MAP):
     is_exact_inverse = False
     element_kind = "bounded"
     _draw_bytes_per_element = 12.0  # measured: the words and the uniforms
+    _hamming_search = False  # uniform elements, never +-1
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
         # drawn in float32 (or float64): 24-bit uniforms are exact there, not in 16 bits
@@ -96,3 +97,17 @@ class MAPI(CosineSimilarity, MAP):
 
     def _bundle(self, stacked: Any) -> Any:
         return self.xp.sum(stacked, axis=0)
+
+    # a search on packed sign bits where queries and items are +-1 (MAP.hamming_search_bits):
+    # the scores are the cosines of those dot products, from the norms as search_index has them
+    @property
+    def _hamming_operand_dtype(self) -> Any:
+        wide = self._cosine_dtype
+        return self.dtype if wide is None else wide
+
+    def _hamming_table(self) -> Any:
+        xp, dtype = self.xp, self._hamming_operand_dtype
+        distances = xp.arange(self.dim + 1, dtype=dtype, device=self.device)
+        dots = float(self.dim) - 2 * distances
+        norm = xp.sqrt(xp.full((1,), float(self.dim), dtype=dtype, device=self.device))
+        return self._cosine(dots, norm, norm)

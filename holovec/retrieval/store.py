@@ -9,6 +9,13 @@ per query is merged chunk by chunk, so memory stays ``n_queries x chunk`` howeve
 items there are. Top-k uses the backend's partial selection
 (:meth:`holovec.backends.Backend.top_k`); equal similarities come back lowest index first.
 
+Binary and bipolar codes (models with ``hamming_search_bits``, see
+:mod:`holovec.models._hamming`: BSC, packed or not, and MAP where queries and items are
++-1) are searched on packed bits instead: the index packs the codebook once (lazily, at
+the first such search), and the backend's :meth:`~holovec.backends.Backend.hamming_top_k`
+runs XOR/popcount with a fused running top-k (no score matrix); the similarities and their
+order are bit for bit those of the dense path.
+
 Codebooks and queries must be finite: NaN or infinity is refused with the row named
 (one reduction per block of a codebook when it is made, per batch of queries).
 """
@@ -31,6 +38,10 @@ __all__ = ["ItemStore", "search"]
 SCORE_BYTES = 32 * 2**20
 #: bytes of vectors turned into the search form at a time
 INDEX_BYTES = 32 * 2**20
+#: bytes of packed bits searched by one call of the backend's hamming_top_k
+PACKED_GROUP_BYTES = 64 * 2**20
+
+_UNSET: Any = object()
 
 
 def _check_k(k: Any) -> int:
@@ -66,6 +77,51 @@ class SearchIndex:
             rows = vectors if (start == 0 and stop == n) else vectors[start:stop]
             members = model.search_index(rows)
             self.blocks.append((start, stop, tuple(None if m is rows else m for m in members)))
+        self._packed: Any = _UNSET
+
+    def packed(self, model: VSAModel) -> list[tuple[int, Any]] | None:
+        """The items as packed bits for a Hamming search, ``[(first_row, bits), ...]`` in
+        groups of up to :data:`PACKED_GROUP_BYTES`, or ``None`` where the model has no such
+        search for these items (``model.hamming_search_bits``). Made once, block by block."""
+        if self._packed is _UNSET:
+            self._packed = None  # a failure while packing leaves no half-made groups
+            self._packed = self._make_packed(model)
+        return self._packed
+
+    def _make_packed(self, model: VSAModel) -> list[tuple[int, Any]] | None:
+        bits_of = getattr(model, "hamming_search_bits", None)
+        if bits_of is None:
+            return None
+        xp = model.xp
+        groups: list[tuple[int, Any]] = []
+        pending: list[tuple[int, int, Any, bool]] = []  # (first, last, bits, bits are the vectors)
+
+        def flush() -> None:
+            first, last = pending[0][0], pending[-1][1]
+            if all(view for *_, view in pending):  # the vectors themselves: a view, no copy
+                whole = first == 0 and last == self.n
+                groups.append((first, self.vectors if whole else self.vectors[first:last]))
+            elif len(pending) == 1:
+                groups.append((first, pending[0][2]))
+            else:
+                groups.append((first, xp.concat([b for _, _, b, _ in pending], axis=0)))
+            pending.clear()
+
+        size = 0
+        for j, (first, last, members) in enumerate(self.blocks):
+            part = self.part(j)
+            bits = bits_of(part)
+            if bits is None:
+                return None
+            row_bytes = int(bits.shape[-1]) * getattr(bits.dtype, "itemsize", 1)
+            if pending and size + (last - first) * row_bytes > PACKED_GROUP_BYTES:
+                flush()
+                size = 0
+            pending.append((first, last, bits, members[0] is None and bits is part[0]))
+            size += (last - first) * row_bytes
+        if pending:
+            flush()
+        return groups
 
     def part(self, j: int, start: int = 0, stop: int | None = None) -> tuple[Any, ...]:
         """Rows ``start:stop`` of block ``j`` (counted from the block's first row) in search
@@ -131,8 +187,35 @@ def _search_index(
     q = model.search_index(xp.reshape(queries, (-1, model.vector_length)))
     if chunk_size is None:
         chunk_size = max(k, SCORE_BYTES // (8 * max(n_q, 1)))
-    best_s, best_i = _search_blocks(model, q, index, k, chunk_size)
+    found = _packed_search(model, q, index, k)
+    best_s, best_i = _search_blocks(model, q, index, k, chunk_size) if found is None else found
     return xp.reshape(best_s, (*batch, k)), xp.reshape(best_i, (*batch, k))
+
+
+def _packed_search(model: VSAModel, q: tuple[Any, ...], index: SearchIndex, k: int) -> tuple[Any, Any] | None:
+    """Top-k by Hamming distance on packed bits (the backend's fused ``hamming_top_k``),
+    with the model's similarities; ``None`` where the model, the items or these queries
+    have no exact Hamming search (then the caller scores the dense way)."""
+    bits_of = getattr(model, "hamming_search_bits", None)
+    if bits_of is None:
+        return None
+    groups = index.packed(model)
+    if groups is None:
+        return None
+    q_bits = bits_of(q)
+    if q_bits is None:
+        return None
+    xp, backend = model.xp, model.backend
+    best_d = best_i = None
+    for first, bits in groups:
+        d, i = backend.hamming_top_k(q_bits, bits, model.dim, k)
+        i = i + first
+        if best_d is not None:
+            # earlier groups first: equal distances keep the lowest global index first
+            s, pos = backend.top_k(-xp.concat([best_d, d], axis=-1), k)
+            d, i = -s, xp.take_along_axis(xp.concat([best_i, i], axis=-1), pos, axis=-1)
+        best_d, best_i = d, i
+    return model.hamming_similarity(best_d), best_i
 
 
 def _search_blocks(
