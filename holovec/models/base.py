@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from abc import ABC, abstractmethod
-from collections.abc import Sequence
+import weakref
+from abc import ABC, ABCMeta, abstractmethod
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validation import check_int
 from ..backends import DTYPE_KINDS, Backend, dtype_name, get_backend
-from ..random import Purpose, check_seed, fold_in, fresh_seed
+from ..random import Purpose, Words, address_words, check_seed, fold_in, fresh_seed
 from .protocol import ModelProtocol
 from .registry import models_using_dtype
 
@@ -79,7 +80,34 @@ def _check_count(n: Any, what: str) -> int:
     return check_int(n, what, 0)
 
 
-class VSAModel(ModelProtocol, ABC):
+#: compiled kernels, shared by the models of one configuration: (what the kernel depends on,
+#: kernel name) -> the compiled function. Weak: an entry lives as long as a model holds it.
+_SHARED_KERNELS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def shared_kernel(key: tuple, build: Callable[[], Callable]) -> Callable:
+    """The compiled function for ``key``, built (``build()``) the first time it is asked for
+    and shared until no model holds it any more."""
+    kernel = _SHARED_KERNELS.get(key)
+    if kernel is None:
+        kernel = build()
+        _SHARED_KERNELS[key] = kernel
+    return kernel
+
+
+class _ModelType(ABCMeta):
+    """The metaclass of the models: once a model is constructed (every ``__init__`` of its
+    class has set what its kernels and its configuration read), it finishes with
+    :meth:`VSAModel._constructed` (the compiled kernels, what the fast checks compare)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        model = super().__call__(*args, **kwargs)
+        if isinstance(model, VSAModel):
+            model._constructed()
+        return model
+
+
+class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
     """Base class of the VSA models. Create models with :meth:`holovec.VSA.create`.
 
     Vectors are the backend's own arrays of shape ``(..., dim)``; every operation
@@ -96,6 +124,22 @@ class VSAModel(ModelProtocol, ABC):
     allowed_dtypes: ClassVar[tuple[str, ...]]
     #: keyword options of ``VSA.create`` that this model understands
     option_names: ClassVar[tuple[str, ...]] = ()
+    #: the private methods that run compiled where the backend compiles kernels
+    #: (``Backend.jit_kernels``: JAX, which otherwise dispatches and compiles every op of an
+    #: eager call on its own): one program per configuration and argument shapes, shared by
+    #: all models of equal configuration, called by the public methods after their checks
+    #: (inside a user's ``jax.jit`` or ``vmap`` they simply inline). Each must be a pure
+    #: function of its array arguments and the model's configuration: no look at the values
+    #: (no data-dependent fast paths: a model whose method has one leaves it out) and no
+    #: state besides the configuration. ``_random`` runs compiled too (see :meth:`_draw`).
+    _compiled_kernels: ClassVar[tuple[str, ...]] = (
+        "_bind",
+        "_unbind",
+        "_similarity",
+        "_bundle",
+        "_inverse",
+        "_normalize",
+    )
 
     def __init__(
         self,
@@ -120,9 +164,13 @@ class VSAModel(ModelProtocol, ABC):
         self._seed = None if seed is None else check_seed(seed)
         self._unseeded_draws = 0
         self._kernel_cache: dict = {}
-        # what the fast path of _check_pair compares (single-call latency matters)
+        # what the fast path of _check_pair compares (single-call latency matters): the
+        # array class, and the attribute that names an array's place (``device``; JAX's
+        # ``sharding``, whose comparison costs half) with its value for this model's device
         self._plain_type = self._backend.plain_array_type
         self._any_device = not self._backend.has_devices
+        self._place_attr, self._place = getattr(self._backend, "placement", ("device", self._backend.device))
+        self._place_device = self._backend.device  # what _place was made for
         self._backend.register_static(type(self))
         self._check_memory(self._creation_bytes(), f"creating a {self.name} model of dim {self._dim}")
         # made now, outside any jit trace, so that traced calls can close over it
@@ -185,6 +233,56 @@ class VSAModel(ModelProtocol, ABC):
             f"{self.name}(dim={self.dim}, backend={self.backend.name!r}, "
             f"device={self.backend.device_name!r}, dtype={self.dtype_name!r})"
         )
+
+    # -- compiled kernels -------------------------------------------------------------------
+    #: ``vector_length`` for the fast path of ``_check_pair``, set once the model is
+    #: constructed (before, -1: every check takes the full path)
+    _checked_length: int = -1
+
+    def _constructed(self) -> None:
+        """What follows the construction of a model (called by its metaclass once every
+        ``__init__`` has run): the values the fast checks compare, the compiled kernels."""
+        self._checked_length = self.vector_length
+        self._install_kernels()
+
+    def _install_kernels(self) -> None:
+        """Replace the methods named in ``_compiled_kernels`` by this configuration's compiled
+        ones, where the backend compiles kernels (called once the model is constructed).
+
+        Models of equal configuration (``==``) get the same compiled functions, so a model
+        made again (a copy, a model rebuilt from a saved codebook, one per request) compiles
+        nothing anew; each function compiles once per shape of its arguments."""
+        if not self._backend.jit_kernels:
+            return
+        key, cls, jit = self._config_key(), type(self), self._backend.jit
+        for name in dict.fromkeys(self._compiled_kernels):
+            method = getattr(cls, name).__get__(self, cls)
+            self.__dict__[name] = shared_kernel((key, name), lambda m=method: jit(m))
+
+    def _draw_key(self) -> tuple:
+        """What a compiled draw depends on: the configuration without the seed (draws take
+        their seed as an argument), so that models differing only by seed share it."""
+        key = self.__dict__.get("_draw_key_cache")
+        if key is None:
+            key = (type(self), *(v for k, v in self._config().items() if k != "seed"))
+            self.__dict__["_draw_key_cache"] = key
+        return key
+
+    def _draw(self, n_rows: int, seed: int, stream: Any, purpose: int) -> Any:
+        """``_random(n_rows, seed, stream, purpose)``, as one compiled program where the backend
+        compiles kernels: the generator's words and the model's sampler in one program that
+        takes the address (seed, stream, purpose) as data (:class:`~holovec.random.Words`),
+        compiled once per ``n_rows`` for every seed (and shared by the models that differ
+        only by seed)."""
+        if not self._backend.jit_kernels or n_rows == 0 or not isinstance(stream, (int, np.integer)):
+            return self._random(n_rows, seed, stream, purpose)
+        program = self._kernel_cache.get(("_random", n_rows))
+        if program is None:  # kept by the model: the shared table holds programs weakly
+            program = self._kernel_cache["_random", n_rows] = shared_kernel(
+                (self._draw_key(), "_random", n_rows),
+                lambda: self._backend.jit(_DrawProgram(self, n_rows)),
+            )
+        return program(self._backend.from_numpy(address_words(seed, int(stream), int(purpose))))
 
     # -- equality: by configuration ---------------------------------------------------------
     def _config(self) -> dict[str, Any]:
@@ -280,17 +378,23 @@ class VSAModel(ModelProtocol, ABC):
 
     def _check_pair(self, a: Any, b: Any, names: tuple[str, str] = ("a", "b")) -> None:
         plain, dtype = self._plain_type, self._dtype
-        if (  # the common case in one expression: single-call latency matters
-            type(a) is plain
-            and type(b) is plain
-            and a.dtype == dtype
-            and b.dtype == dtype
-            and a.shape == b.shape
-            and a.ndim
-            and a.shape[-1] == self.vector_length
-            and (self._any_device or (a.device == self._backend.device and b.device == a.device))
-        ):
-            return
+        if type(a) is plain and type(b) is plain and a.dtype == dtype and b.dtype == dtype:
+            # the common case in a few comparisons (1 us on JAX): single-call latency matters
+            shape = a.shape
+            if (
+                shape == b.shape
+                and shape
+                and shape[-1] == self._checked_length
+                and (
+                    self._any_device
+                    or (
+                        getattr(a, self._place_attr) == self._place
+                        and getattr(b, self._place_attr) == self._place
+                        and self._backend.device is self._place_device
+                    )
+                )
+            ):
+                return
         self.check(a, names[0])
         self.check(b, names[1])
         if a.shape != b.shape:
@@ -540,7 +644,7 @@ class VSAModel(ModelProtocol, ABC):
         if isinstance(stream, (int, np.integer)) and not 0 <= stream < 2**64:
             raise ValueError(f"stream must be in [0, 2**64), got {stream}")
         self._check_memory(self._draw_bytes(n), f"draw({n})")
-        return self._random(n, seed, stream, int(purpose))
+        return self._draw(n, seed, stream, int(purpose))
 
     def random(self, n: int | None = None, *, seed: int | None = None) -> Any:
         """Random vectors: shape ``(dim,)`` for ``n=None``, else ``(n, dim)``.
@@ -558,7 +662,7 @@ class VSAModel(ModelProtocol, ABC):
             key, stream = self._seed, self._unseeded_draws
         else:
             key, stream = fresh_seed(), 0
-        out = self._random(rows, key, stream, Purpose.VECTORS)
+        out = self._draw(rows, key, stream, Purpose.VECTORS)
         return out[0] if n is None else out
 
     def bind(self, a: Any, b: Any) -> Any:
@@ -770,6 +874,17 @@ class VSAModel(ModelProtocol, ABC):
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
+
+
+class _DrawProgram:
+    """``model._random(n_rows, ...)`` of an address given as 8 words (see ``VSAModel._draw``)."""
+
+    def __init__(self, model: VSAModel, n_rows: int) -> None:
+        self.model, self.n_rows = model, n_rows
+
+    def __call__(self, words: Any) -> Any:
+        seed, stream, purpose = Words(words[0:4]), Words(words[4:6]), Words(words[6:8])
+        return self.model._random(self.n_rows, seed, stream, purpose)
 
 
 def _rebuilt_model(

@@ -35,23 +35,13 @@ class SparseBinaryModel(VSAModel):
     default_dtype = "uint8"
     allowed_dtypes = ("uint8",)
     element_kind = "sparse"
-    #: pure array functions (no look at the data, static shapes) that run compiled on JAX:
-    #: JAX compiles every op of an eager call for each new shape, and these functions are
-    #: several ops each, so one compiled function per shape is 3-5 times faster to start
-    #: and fuses its temporaries (inside a user's jit they simply inline)
-    _jax_compiled: ClassVar[tuple[str, ...]] = (
-        "_similarity",
+    #: pure array functions (no look at the data, static shapes) that run compiled on JAX
+    #: besides the base class's (see ``VSAModel._compiled_kernels``)
+    _compiled_kernels: ClassVar[tuple[str, ...]] = (
+        *VSAModel._compiled_kernels,
         "_dense_similarity_matrix",
         "_or",
-        "_normalize",
     )
-
-    def _compile_for_jax(self) -> None:
-        """Replace the methods named in ``_jax_compiled`` by compiled ones where the backend
-        benefits (JAX)."""
-        if self.backend.jit_kernels:
-            for name in self._jax_compiled:
-                setattr(self, name, self.backend.jit(getattr(self, name)))
 
     @property
     def _float(self) -> Any:
@@ -205,14 +195,7 @@ class BSDC(SparseBinaryModel):
     option_names: ClassVar[tuple[str, ...]] = ("density", "binding", "thinning")
     _draw_bytes_per_element = 16.0  # measured: the words and their argsort
     _creation_bytes_per_element = 9.0  # the CDT permutation (words, int64 argsort)
-    _jax_compiled = (
-        *SparseBinaryModel._jax_compiled,
-        "_ones_from_words",
-        "_thin",
-        "_bind",
-        "_unbind",
-        "_inverse",
-    )
+    _compiled_kernels = (*SparseBinaryModel._compiled_kernels, "_ones_from_words", "_thin")
 
     def __init__(
         self,
@@ -239,7 +222,6 @@ class BSDC(SparseBinaryModel):
         )
         self._cdt_perm = xp.astype(xp.argsort(words[0], stable=True), self._index_dtype)
         self._cdt_kmax = cdt_max_rounds(self.dim, n_active)
-        self._compile_for_jax()
 
     def __repr__(self) -> str:
         return (

@@ -73,8 +73,9 @@ class BSDCSEG(SparseBinaryModel):
     option_names: ClassVar[tuple[str, ...]] = ("segments", "segment_length", "thinning")
     _draw_bytes_per_element = 2.0  # measured: a word per segment, the one-hot vectors
     _creation_bytes_per_element = 8.0  # the vote's tie preferences
-    _jax_compiled = (
-        *SparseBinaryModel._jax_compiled,
+    # bind and unbind choose their path by looking at the data: their parts compile instead
+    _compiled_kernels = (
+        *(name for name in SparseBinaryModel._compiled_kernels if name not in ("_bind", "_unbind")),
         "_one_hot_from_words",
         "_all_one_hot",
         "_indices",
@@ -85,7 +86,6 @@ class BSDCSEG(SparseBinaryModel):
         "_convolve",
         "_correlate",
         "_vote_bundle",
-        "_inverse",
     )
 
     def __init__(
@@ -108,7 +108,6 @@ class BSDCSEG(SparseBinaryModel):
         tie = self._indices(self._tiebreak)
         self._tie_preference = (L - 1) - (j - xp.astype(tie, self._int)[:, None]) % L
         self._negate = xp.astype((-j) % L, self._index_dtype)
-        self._compile_for_jax()
 
     def __repr__(self) -> str:
         return (
