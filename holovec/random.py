@@ -19,7 +19,6 @@ transcendental functions (cos, sin, log) may differ, by rounding, across backend
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 import secrets
@@ -168,6 +167,7 @@ def _mul_lohi_64(backend: Backend, a: tuple[Any, Any], m: int) -> tuple[tuple, t
 
 
 def _xor64(backend: Backend, x: tuple[Any, Any], y: tuple[Any, Any], k: Any) -> tuple[Any, Any]:
+    """``x ^ y ^ k`` of 64-bit word pairs; ``k`` an int, or a pair of word arrays."""
     if isinstance(k, int):
         k = tuple(backend.xp.asarray(v, dtype=backend.word_dtype) for v in (k & 0xFFFFFFFF, k >> 32))
     return (x[0] ^ y[0] ^ k[0], x[1] ^ y[1] ^ k[1])
@@ -180,21 +180,12 @@ def _add64(backend: Backend, x: tuple[Any, Any], c: int) -> tuple[Any, Any]:
     return lo, backend.mask32(x[1] + carry + xp.asarray(c >> 32, dtype=word))
 
 
-def philox4x64_generic(backend: Backend, counter: list[tuple[Any, Any]], key: Any) -> list[tuple]:
-    """Philox-4x64-10 of ``counter`` (four 64-bit word pairs) under the 128-bit ``key``.
-
-    ``key`` is an int, or two 64-bit word pairs ``((k0_lo, k0_hi), (k1_lo, k1_hi))`` of
-    arrays (0-d or broadcasting with the counter): the form in which a compiled draw takes
-    its key as data (see :class:`Words`), so that one program serves every seed."""
-    if isinstance(key, int):
-        k0, k1 = key & _MASK64, key >> 64
-        step = lambda k, w: (k + w) & _MASK64  # noqa: E731 - the schedule on Python ints
-    else:
-        k0, k1 = key
-        step = functools.partial(_add64, backend)
+def philox4x64_generic(backend: Backend, counter: list[tuple[Any, Any]], key: int) -> list[tuple]:
+    """Philox-4x64-10 of ``counter`` (four 64-bit word pairs) under the 128-bit ``key``."""
+    k0, k1 = key & _MASK64, key >> 64
     for round_ in range(PHILOX_ROUNDS):
         if round_:
-            k0, k1 = step(k0, PHILOX_W[0]), step(k1, PHILOX_W[1])
+            k0, k1 = (k0 + PHILOX_W[0]) & _MASK64, (k1 + PHILOX_W[1]) & _MASK64
         lo0, hi0 = _mul_lohi_64(backend, counter[0], PHILOX_M[0])
         lo1, hi1 = _mul_lohi_64(backend, counter[2], PHILOX_M[1])
         counter = [_xor64(backend, hi1, counter[1], k0), lo1, _xor64(backend, hi0, counter[3], k1), lo0]
@@ -248,7 +239,8 @@ def _philox_words_of_address(
 ) -> Any:
     """The words of ``_philox_words_generic`` for an address given as :class:`Words`: from
     the backend's native generator where it has one for such addresses, else computed with
-    the backend's arrays, the ten rounds as one loop (:meth:`Backend.repeat`)."""
+    the backend's arrays (the rounds of ``philox4x64_generic`` with the key as data), the
+    ten rounds as one loop (``_repeat``)."""
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
     native = None if generic else getattr(backend, "philox_words_of", None)  # see _repeat
