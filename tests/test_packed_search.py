@@ -240,3 +240,18 @@ def test_accelerator_switch(monkeypatch):
         monkeypatch.setattr(_packed, "accelerator", "numba")
         with pytest.raises(ImportError, match="numba"):
             _packed.engine()
+
+
+def test_searches_from_several_threads(engine):
+    """Concurrent searches (numba's workqueue layer would abort on concurrent launches)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = VSA.create("BSC", dim=200, packed=True)
+    queries, items = _data(model, n=500, n_q=12)
+    store = ItemStore(model).fit(items)
+    expected = store.search(queries, k=5)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: store.search(queries, k=5), range(8)))
+    for s, i in results:
+        np.testing.assert_array_equal(i, expected[1])
+        np.testing.assert_array_equal(s, expected[0])

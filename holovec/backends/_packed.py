@@ -26,6 +26,7 @@ Which engine runs: :data:`accelerator` (``None``: numba where it imports, else N
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,9 @@ _CHUNK_ITEMS = 4096
 
 _numba_kernels: Any = None  # (fused top-k, distance block), compiled on first use
 _numba_missing = False
+# numba's default threading layer (workqueue) aborts the process when two threads launch
+# parallel kernels at once: searches from several threads take turns (each uses every core)
+_numba_lock = threading.Lock()
 
 
 def _numba() -> Any:
@@ -197,6 +201,11 @@ def _numpy_top_k(q: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
 
 
 def _numba_top_k(q: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    with _numba_lock:
+        return _numba_top_k_locked(q, b, k)
+
+
+def _numba_top_k_locked(q: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     fused, distances = _numba()
     n_q, n = q.shape[0], b.shape[0]
     if k <= _FUSED_MAX_K:
