@@ -214,18 +214,9 @@ def _philox_words_generic(
 
 
 def _repeat(backend: Backend, fn: Any, state: Any, times: int) -> Any:
-    """``fn`` applied ``times`` times to ``state``: as the backend's own loop where it has one
-    (``backend.repeat``, a compiled loop on JAX), else in Python.
-
-    This and ``backend.philox_words_of(seed, stream, purpose, block_start, n_blocks)``
-    (words of an address given as :class:`Words` arrays from a native generator, or None)
-    are optional backend methods, looked up by name: compiled draws use them."""
-    loop = getattr(backend, "repeat", None)
-    if loop is not None:
-        return loop(fn, state, times)
-    for _ in range(times):
-        state = fn(state)
-    return state
+    """``fn`` applied ``times`` times to ``state``, as the backend's loop (``Backend.repeat``:
+    one compiled loop on JAX, a Python loop elsewhere)."""
+    return backend.repeat(fn, state, times)
 
 
 def _philox_words_of_address(
@@ -243,8 +234,11 @@ def _philox_words_of_address(
     ten rounds as one loop (``_repeat``)."""
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
-    native = None if generic else getattr(backend, "philox_words_of", None)  # see _repeat
-    words = None if native is None else native(seed.words, stream.words, purpose.words, block_start, n_blocks)
+    words = (
+        None
+        if generic
+        else backend.philox_words_of(seed.words, stream.words, purpose.words, block_start, n_blocks)
+    )
     if words is not None:
         return words
     xp, word = backend.xp, backend.word_dtype

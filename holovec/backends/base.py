@@ -315,6 +315,21 @@ class Backend(ABC):
         # through bytes: 8-way uint8 temporaries instead of 32-way word-sized ones
         return self.unpack_bytes(self.words_to_bytes(words), n_bits)
 
+    def philox_words_of(
+        self, seed: Any, stream: Any, purpose: Any, block_start: int, n_blocks: int
+    ) -> Any | None:
+        """Philox words of an address given as word arrays (:class:`holovec.random.Words`,
+        traced inside a compiled draw) from a native generator, or ``None`` where the
+        backend has none for such addresses (the default): the words are then computed
+        with the backend's arrays."""
+        return None
+
+    def repeat(self, fn: Callable, state: Any, times: int) -> Any:
+        """``fn`` applied ``times`` times to ``state`` (a Python loop; JAX compiles one)."""
+        for _ in range(times):
+            state = fn(state)
+        return state
+
     def register_static(self, cls: type) -> None:  # noqa: B027 - a no-op unless overridden
         """Let instances of ``cls`` pass through the framework's tracing as static values
         (e.g. a model given as an argument to ``jax.jit``). A no-op by default."""
