@@ -21,10 +21,11 @@ returns exactly what the dense path returns, ties lowest index first.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 
-class HammingSearch:
+class HammingSearch(ABC):
     """Mixin for :class:`holovec.models.base.VSAModel` subclasses (see the module)."""
 
     # provided by VSAModel
@@ -32,9 +33,9 @@ class HammingSearch:
     backend: Any
     dim: int
 
+    @abstractmethod
     def _hamming_table(self) -> Any:
         """Similarities of the distances ``0 .. dim`` (1-d), by the model's search formula."""
-        raise NotImplementedError
 
     def _hamming_table_cached(self) -> Any | None:
         """The table, or ``None`` where it is not strictly decreasing (huge dims)."""
