@@ -18,7 +18,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import HDEstimator, check_positive_int, check_positive_number
-from ._data import n_rows
+from ._data import batches, n_rows, take_rows
 from ._targets import class_indices, class_labels
 
 __all__ = ["AdaptHDClassifier", "CentroidClassifier", "NeuralHDClassifier", "OnlineHDClassifier"]
@@ -139,8 +139,6 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         """Encoded batches for prediction: the model's vectors for binarised inference."""
         if self.class_vectors_ is None:
             return self._encoded(X)
-        from ._data import batches, take_rows
-
         return (
             (rows, self.encoder_._encode(take_rows(X, rows))) for rows in batches(n_rows(X), self.batch_size)
         )
