@@ -506,6 +506,33 @@ class Backend(ABC):
         idx = xp.argsort(scores, axis=-1, descending=True, stable=True)[..., :k]
         return xp.take_along_axis(scores, idx, axis=-1), idx
 
+    def merge_top_k(self, low: tuple[Any, Any], high: tuple[Any, Any], k: int) -> tuple[Any, Any]:
+        """The ``k`` best of two candidate lists ``(scores, indices)`` (each best first, along
+        the last axis), where every index in ``low`` is below every index in ``high`` (two
+        consecutive ranges of items): scores descending, equal scores lowest index first,
+        as one :meth:`top_k` over both ranges would give them."""
+        xp = self.xp
+        scores = xp.concat([low[0], high[0]], axis=-1)
+        indices = xp.concat([low[1], xp.astype(high[1], low[1].dtype)], axis=-1)
+        best, pos = self.top_k(scores, k)  # stable: low's candidates first among equals
+        return best, xp.take_along_axis(indices, pos, axis=-1)
+
+    def partitioned_search(
+        self, search_part: Callable, model: Any, queries: Any, items: Any, k: int
+    ) -> tuple[Any, Any] | None:
+        """The search hook of :func:`holovec.retrieval.search` for items spread over
+        workers or devices: ``(scores, indices)`` of the ``k`` best items of each query, or
+        ``None`` where ``items`` is one array in one place (this default; the caller then
+        searches it itself).
+
+        A backend whose arrays can be partitioned by rows (Dask chunks, JAX shards) searches
+        each part where it lives with ``search_part(model, queries, part, k)`` (``model``: a
+        model of the backend the part lives on; indices counted within the part), shifts
+        the indices by the part's first row and merges neighbouring parts with
+        :meth:`merge_top_k`, so the result equals one search of the whole array, ties
+        included, however the rows are split."""
+        return None
+
     def _top_k_from_kth(self, scores: Any, k: int, kth: Any) -> tuple[Any, Any]:
         """Top-k given the k-th largest score of each row (``kth``, shape ``(..., 1)``):
         every score above it, then the lowest-index scores equal to it, sorted stably."""

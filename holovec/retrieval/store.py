@@ -164,9 +164,18 @@ def _search(
     if items.ndim != 2:
         raise ValueError(f"items must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}")
     model.check(queries, name)
+    found = model.backend.partitioned_search(_search_part, model, queries, items, k)
+    if found is not None:  # items spread over workers or devices, searched where they live
+        return found
     if check_items:
         check_finite(model, items, "items")
     return _search_index(model, queries, SearchIndex(model, items), k, chunk_size, name)
+
+
+def _search_part(model: VSAModel, queries: Any, items: Any, k: int) -> tuple[Any, Any]:
+    """:func:`search` of one part of a partitioned codebook (the backend's
+    ``partitioned_search`` calls it where the part lives)."""
+    return _search(model, queries, items, k, None, check_items=True)
 
 
 def _search_index(
@@ -205,15 +214,14 @@ def _packed_search(model: VSAModel, q: tuple[Any, ...], index: SearchIndex, k: i
     q_bits = bits_of(q)
     if q_bits is None:
         return None
-    xp, backend = model.xp, model.backend
+    backend = model.backend
     best_d = best_i = None
     for first, bits in groups:
         d, i = backend.hamming_top_k(q_bits, bits, model.dim, k)
         i = i + first
-        if best_d is not None:
-            # earlier groups first: equal distances keep the lowest global index first
-            s, pos = backend.top_k(-xp.concat([best_d, d], axis=-1), k)
-            d, i = -s, xp.take_along_axis(xp.concat([best_i, i], axis=-1), pos, axis=-1)
+        if best_d is not None:  # earlier groups hold the lower indices
+            s, i = backend.merge_top_k((-best_d, best_i), (-d, i), k)
+            d = -s
         best_d, best_i = d, i
     return model.hamming_similarity(best_d), best_i
 
@@ -222,19 +230,15 @@ def _search_blocks(
     model: VSAModel, q: tuple[Any, ...], index: SearchIndex, k: int, chunk_size: int
 ) -> tuple[Any, Any]:
     """Top-k of indexed queries over every block of the index, chunk by chunk of items."""
-    xp, backend = model.xp, model.backend
+    backend = model.backend
     best_s = best_i = None
     for j, (first, last, _) in enumerate(index.blocks):
         for start in range(0, last - first, chunk_size):
             scores = model.search_scores(q, index.part(j, start, start + chunk_size))
             s, i = backend.top_k(scores, k)
             i = i + (first + start)
-            if best_s is not None:
-                # earlier chunks first: equal scores keep the lowest global index first
-                s_all = xp.concat([best_s, s], axis=-1)
-                i_all = xp.concat([best_i, xp.astype(i, best_i.dtype)], axis=-1)
-                s, pos = backend.top_k(s_all, k)
-                i = xp.take_along_axis(i_all, pos, axis=-1)
+            if best_s is not None:  # earlier chunks hold the lower indices
+                s, i = backend.merge_top_k((best_s, best_i), (s, i), k)
             best_s, best_i = s, i
     return best_s, best_i
 
