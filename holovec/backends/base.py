@@ -517,18 +517,16 @@ class Backend(ABC):
         best, pos = self.top_k(scores, k)  # stable: low's candidates first among equals
         return best, xp.take_along_axis(indices, pos, axis=-1)
 
-    def partitioned_search(
-        self, search_part: Callable, model: Any, queries: Any, items: Any, k: int
-    ) -> tuple[Any, Any] | None:
+    def partitioned_search(self, search_part: Callable, queries: Any, items: Any, k: int) -> tuple[Any, Any] | None:
         """The search hook of :func:`holovec.retrieval.search` for items spread over
         workers or devices: ``(scores, indices)`` of the ``k`` best items of each query, or
         ``None`` where ``items`` is one array in one place (this default; the caller then
         searches it itself).
 
         A backend whose arrays can be partitioned by rows (Dask chunks, JAX shards) searches
-        each part where it lives with ``search_part(model, queries, part, k)`` (``model``: a
-        model of the backend the part lives on; indices counted within the part), shifts
-        the indices by the part's first row and merges neighbouring parts with
+        each part where it lives with ``search_part(queries, part, k) -> (scores, indices)``
+        (a picklable callable of the caller; indices counted within the part), shifts the
+        indices by the part's first row and merges neighbouring parts with
         :meth:`merge_top_k`, so the result equals one search of the whole array, ties
         included, however the rows are split."""
         return None

@@ -23,6 +23,7 @@ Codebooks and queries must be finite: NaN or infinity is refused with the row na
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -164,7 +165,7 @@ def _search(
     if items.ndim != 2:
         raise ValueError(f"items must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}")
     model.check(queries, name)
-    found = model.backend.partitioned_search(_search_part, model, queries, items, k)
+    found = model.backend.partitioned_search(partial(_search_part, model), queries, items, k)
     if found is not None:  # items spread over workers or devices, searched where they live
         return found
     if check_items:
