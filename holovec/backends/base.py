@@ -517,7 +517,9 @@ class Backend(ABC):
         best, pos = self.top_k(scores, k)  # stable: low's candidates first among equals
         return best, xp.take_along_axis(indices, pos, axis=-1)
 
-    def partitioned_search(self, search_part: Callable, queries: Any, items: Any, k: int) -> tuple[Any, Any] | None:
+    def partitioned_search(
+        self, search_part: Callable, queries: Any, items: Any, k: int
+    ) -> tuple[Any, Any] | None:
         """The search hook of :func:`holovec.retrieval.search` for items spread over
         workers or devices: ``(scores, indices)`` of the ``k`` best items of each query, or
         ``None`` where ``items`` is one array in one place (this default; the caller then
