@@ -90,6 +90,9 @@ class Backend(ABC):
     #: of the unpacked +-1 vectors (measured at D=10,000: NumPy's popcount 3x, torch's
     #: int8 product 1.7x faster; JAX's eager popcount is slower)
     fast_packed_hamming: bool = False
+    #: whether :meth:`hamming_top_k` on packed bits beats the dense search of binary and
+    #: bipolar codes (the fused host kernels: NumPy, and torch and JAX arrays on the CPU)
+    fast_hamming_search: bool = False
     #: whether every new array shape costs a compilation (JAX): iterative algorithms then
     #: keep their batch shape fixed instead of dropping finished rows
     static_shapes: bool = False

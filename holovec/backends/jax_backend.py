@@ -133,6 +133,8 @@ class JaxBackend(Backend):
     name = "jax"
     jit_kernels = True
     static_shapes = True
+    # on the CPU the host's fused kernel reads JAX's buffers in place (no popcount here)
+    fast_hamming_search = True
 
     def _namespace(self) -> Any:
         return jnp  # jax.numpy follows the array API standard itself
@@ -314,6 +316,14 @@ class JaxBackend(Backend):
 
     def popcount(self, x: Any) -> Any:
         return jax.lax.population_count(x)
+
+    def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+        if not self.is_cpu or self.is_traced(queries) or self.is_traced(items):
+            return super().hamming_top_k(queries, items, n_bits, k)
+        from . import _packed  # on the CPU: the host kernel on NumPy views of JAX's buffers
+
+        d, i = _packed.hamming_top_k(np.asarray(queries), np.asarray(items), k)
+        return self.from_numpy(d), self.from_numpy(i)  # indices int32 unless 64-bit mode
 
     def count_bits(self, x: Any) -> Any:
         if x.shape[-1] % 4 == 0:  # read bytes as uint32 words (64-bit needs x64 mode)

@@ -50,6 +50,7 @@ class NumpyBackend(Backend):
 
     name = "numpy"
     fast_packed_hamming = True
+    fast_hamming_search = True
     gather_beats_matmul = True
     has_devices = False
 

@@ -34,6 +34,7 @@ class TorchBackend(Backend):
 
     name = "torch"
     fast_packed_hamming = True
+    fast_hamming_search = True
     # torch has no add or shift for uint32, so 32-bit words live in int64 and are masked
     word_dtype_name = "int64"
 

@@ -50,7 +50,7 @@ class HammingSearch(ABC):
         """Whether a Hamming search pays (a backend with a fast popcount), can read ``x``
         (not traced) and ranks as the model does (the table is strictly decreasing)."""
         backend = self.backend
-        if not backend.fast_packed_hamming or backend.is_traced(x):
+        if not backend.fast_hamming_search or backend.is_traced(x):
             return False
         return self._hamming_table_cached() is not None
 
@@ -67,5 +67,5 @@ class HammingSearch(ABC):
             raise ValueError(
                 f"a Hamming search does not rank as {type(self).__name__} does at dim={self.dim}"
             )
-        flat = xp.reshape(xp.astype(distances, self.backend.dtype("int64")), (-1,))
+        flat = xp.reshape(xp.astype(distances, self.backend.dtype("int32")), (-1,))
         return xp.reshape(xp.take(table, flat, axis=0), tuple(distances.shape))

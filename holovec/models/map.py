@@ -124,7 +124,9 @@ class MAP(HammingSearch, VSAModel):
         xp, dtype = self.xp, self._hamming_operand_dtype
         distances = xp.arange(self.dim + 1, dtype=dtype, device=self.device)
         dots = float(self.dim) - 2 * distances  # exact: integers below 2**24
-        squares = xp.full((1,), float(self.dim), dtype=dtype, device=self.device)
+        # full-size operands: XLA turns a division by a broadcast value into a multiplication
+        # by its reciprocal, which the dense path (two full arrays) does not round alike
+        squares = xp.full(dots.shape, float(self.dim), dtype=dtype, device=self.device)
         return self._dot_similarity(dots, squares, squares)
 
     def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:

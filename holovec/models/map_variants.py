@@ -109,5 +109,6 @@ class MAPI(CosineSimilarity, MAP):
         xp, dtype = self.xp, self._hamming_operand_dtype
         distances = xp.arange(self.dim + 1, dtype=dtype, device=self.device)
         dots = float(self.dim) - 2 * distances
-        norm = xp.sqrt(xp.full((1,), float(self.dim), dtype=dtype, device=self.device))
+        # full-size operands, as the dense path has them (see MAP._hamming_table)
+        norm = xp.sqrt(xp.full(dots.shape, float(self.dim), dtype=dtype, device=self.device))
         return self._cosine(dots, norm, norm)
