@@ -332,3 +332,14 @@ class JaxBackend(Backend):
 
     def synchronize(self) -> None:
         (jnp.zeros((), device=self.device) + 0).block_until_ready()
+
+    def partitioned_search(
+        self, search_part: Callable, queries: Any, items: Any, k: int
+    ) -> tuple[Any, Any] | None:
+        """Items sharded by rows over several devices (a ``NamedSharding`` that splits axis 0,
+        e.g. from :func:`holovec.retrieval.shard_rows`): a top-k on each device and a merge of
+        only ``k`` candidates per device and query (see :mod:`holovec.backends._jax_sharded`);
+        ``None`` for an array on one device."""
+        from ._jax_sharded import sharded_search
+
+        return sharded_search(search_part, queries, items, k, self.device)
