@@ -1,6 +1,6 @@
 """Backend-neutral arrays: pick a framework and device, lazily.
 
-``import holovec`` imports NumPy only; the torch and jax modules of this package
+``import holovec`` imports NumPy only; the torch, jax and dask modules of this package
 (and so the frameworks) load the first time a model asks for them.
 """
 
@@ -30,6 +30,7 @@ _BACKENDS = {
     "numpy": ("numpy_backend", "NumpyBackend", "numpy"),
     "torch": ("torch_backend", "TorchBackend", "torch"),
     "jax": ("jax_backend", "JaxBackend", "jax"),
+    "dask": ("dask_backend", "DaskBackend", "dask"),
 }
 _ALIASES = {"pytorch": "torch", "np": "numpy"}
 

@@ -99,6 +99,10 @@ class Backend(ABC):
     #: whether arrays of this framework can live on another device than the backend's, so
     #: that the models' checks compare devices (False for NumPy: always the host)
     has_devices: bool = True
+    #: the backend whose arrays the chunks of this backend's arrays are, where its arrays
+    #: are partitioned into chunks of another framework computed elsewhere (Dask: NumPy
+    #: chunks on workers); ``None``: this backend's arrays are its own blocks
+    block_backend_name: str | None = None
 
     def __init__(self, device: Any = None) -> None:
         self.device = self._resolve_device(device)
@@ -519,6 +523,15 @@ class Backend(ABC):
         indices = xp.concat([low[1], xp.astype(high[1], low[1].dtype)], axis=-1)
         best, pos = self.top_k(scores, k)  # stable: low's candidates first among equals
         return best, xp.take_along_axis(indices, pos, axis=-1)
+
+    def generate_rows(self, fn: Callable, n_rows: int, width: int, dtype: Any) -> Any | None:
+        """Rows ``0 .. n_rows - 1`` of a draw, ``(n_rows, width)`` of ``dtype``, made chunk by
+        chunk where the chunks live, with ``fn(start, stop)`` giving rows ``start:stop`` as an
+        array of :attr:`block_backend_name` (a picklable callable of the caller); or ``None``
+        where the backend makes its arrays in one place (this default: the caller draws
+        them itself). The hook of :meth:`holovec.models.base.VSAModel.random` for lazily
+        partitioned arrays (Dask): nothing is made where the call is made."""
+        return None
 
     def partitioned_search(
         self, search_part: Callable, queries: Any, items: Any, k: int

@@ -166,14 +166,15 @@ class ExponentSearch:
             phases = codec.phases(xp.astype(u, codec.real), self._theta)
             r = spectrum * self.backend.unit_phasor(-phases)
             re = xp.real(r)
-            gradient = xp.astype(xp.imag(r) @ weights.mT, u.dtype)  # (n, k)
+            gradient = xp.astype(xp.imag(r) @ xp.matrix_transpose(weights), u.dtype)  # (n, k)
             if k == 1:
-                curvature = xp.astype(re @ (weights * weights).mT, u.dtype)
+                curvature = xp.astype(re @ xp.matrix_transpose(weights * weights), u.dtype)
                 ok = curvature > 0
                 delta = xp.where(ok, gradient / xp.where(ok, curvature, 1), 0)
             else:
                 hessian = xp.astype(
-                    xp.stack([(re * weights[a]) @ weights.mT for a in range(k)], axis=-2), u.dtype
+                    xp.stack([(re * weights[a]) @ xp.matrix_transpose(weights) for a in range(k)], axis=-2),
+                    u.dtype,
                 )
                 diagonal = xp.stack([hessian[:, a, a] for a in range(k)], axis=-1)
                 ok = xp.all(diagonal > 0, axis=-1, keepdims=True)

@@ -179,7 +179,7 @@ class ResidueEncoder(Encoder):
         re, im = xp.real(spectrum), xp.imag(spectrum)
         if self._weights is not None:
             re, im = re * self._weights, im * self._weights
-        return re @ xp.real(book).mT + im @ xp.imag(book).mT
+        return re @ xp.matrix_transpose(xp.real(book)) + im @ xp.matrix_transpose(xp.imag(book))
 
     def _unit(self, spectrum: Any) -> Any:
         """Every coefficient divided by its magnitude (zeros become 1)."""

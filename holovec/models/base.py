@@ -19,6 +19,7 @@ import numbers
 import weakref
 from abc import ABC, ABCMeta, abstractmethod
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -274,6 +275,14 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
         takes the address (seed, stream, purpose) as data (:class:`~holovec.random.Words`),
         compiled once per ``n_rows`` for every seed (and shared by the models that differ
         only by seed)."""
+        rows = self._backend.generate_rows(
+            partial(_rows_of_draw, self.block_model(), seed, stream, purpose),
+            n_rows,
+            self.vector_length,
+            self._dtype,
+        )
+        if rows is not None:  # a partitioned backend (Dask): each chunk made where it lives
+            return rows
         if not self._backend.jit_kernels or n_rows == 0 or not isinstance(stream, (int, np.integer)):
             return self._random(n_rows, seed, stream, purpose)
         program = self._kernel_cache.get(("_random", n_rows))
@@ -283,6 +292,50 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
                 lambda: self._backend.jit(_DrawProgram(self, n_rows)),
             )
         return program(self._backend.from_numpy(address_words(seed, int(stream), int(purpose))))
+
+    def _random_rows(self, start: int, stop: int, seed: int, stream: Any, purpose: int) -> Any:
+        """Rows ``start:stop`` of ``_random(n, seed, stream, purpose)`` (any ``n >= stop``: row
+        ``i`` never depends on ``n``), drawn without the rows before them. A sequence of
+        streams (one per row of the whole draw) is sliced alike."""
+        if isinstance(stream, (int, np.integer)):
+            return self._random(stop - start, seed, stream, purpose, row_start=start)
+        return self._random(stop - start, seed, stream[start:stop], purpose)
+
+    # -- the same configuration on another backend ------------------------------------------
+    def with_backend(self, backend: str | Backend, device: Any = None) -> VSAModel:
+        """A model of this configuration (class, dim, dtype, options, seed and the count of
+        unseeded draws) on another backend: equal seeds give it the same vectors, bit for
+        bit where the model is discrete. ``self`` where ``backend`` and ``device`` are this
+        model's own.
+
+        Examples
+        --------
+        >>> from holovec import VSA
+        >>> model = VSA.create("MAP", dim=64, seed=3)
+        >>> model.with_backend("numpy") is model
+        True
+        """
+        target = get_backend(backend, device)
+        if target == self._backend:
+            return self
+        options = dict(self._config()["options"])
+        return _rebuilt_model(
+            type(self), self._dim, target, None, self.dtype_name, self._seed, options, self._unseeded_draws
+        )
+
+    def block_model(self) -> VSAModel:
+        """This model on the backend of its arrays' chunks (:meth:`with_backend` of
+        ``backend.block_backend_name``), or ``self`` where the backend's arrays are not
+        partitioned into another framework's chunks. On the Dask backend, the NumPy model
+        that computes one chunk on a worker: what ``random``, ``search`` and the encoders
+        send to the workers (models pickle by configuration)."""
+        name = self._backend.block_backend_name
+        if name is None:
+            return self
+        model = self.__dict__.get("_block_model_cache")
+        if model is None:
+            model = self.__dict__["_block_model_cache"] = self.with_backend(name)
+        return model
 
     # -- equality: by configuration ---------------------------------------------------------
     def _config(self) -> dict[str, Any]:
@@ -787,8 +840,10 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
 
     # -- what each model supplies ----------------------------------------------------------
     @abstractmethod
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
-        """``n_rows`` random vectors, shape ``(n_rows, dim)``, from the given stream."""
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
+        """``n_rows`` random vectors, shape ``(n_rows, dim)``, from the given stream: rows
+        ``row_start .. row_start + n_rows - 1`` of the draw (pass ``row_start`` on to the
+        samplers of :mod:`holovec.random`, which address rows by it)."""
 
     @abstractmethod
     def _bind(self, a: Any, b: Any) -> Any: ...
@@ -853,10 +908,11 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
         instead of 8 ms for 9 items x 100 queries of 20,000 floats with the short matrix
         on the left."""
         if not exact:
-            return self._backend.row_blocked_matmul(items, queries.mT, self._product_block_rows).mT
+            t = self.xp.matrix_transpose  # not .mT: Dask's arrays have no such attribute
+            return t(self._backend.row_blocked_matmul(items, t(queries), self._product_block_rows))
         if queries.shape[0] > items.shape[0]:
-            return queries @ items.mT
-        return (items @ queries.mT).mT
+            return queries @ self.xp.matrix_transpose(items)
+        return self.xp.matrix_transpose(items @ self.xp.matrix_transpose(queries))
 
     def _permute(self, x: Any, shift: int) -> Any:
         """Cyclic shift of the ``dim`` elements (override where storage is not one element per slot)."""
@@ -874,6 +930,12 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
+
+
+def _rows_of_draw(model: VSAModel, seed: int, stream: Any, purpose: int, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a draw (``Backend.generate_rows`` calls it per chunk, where the
+    chunk is made)."""
+    return model._random_rows(start, stop, seed, stream, purpose)
 
 
 class _DrawProgram:

@@ -60,8 +60,10 @@ class BSC(HammingSearch, VSAModel):
     def _float(self) -> Any:
         return self.backend.dtype("float32")
 
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
-        return random_bits(self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose)
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
+        return random_bits(
+            self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose, row_start=row_start
+        )
 
     def _bind(self, a: Any, b: Any) -> Any:
         return a ^ b

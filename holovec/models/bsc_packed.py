@@ -85,9 +85,15 @@ class PackedBSC(BSC):
         return mask
 
     # -- the algebra ---------------------------------------------------------------------
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         words = random_words(
-            self.backend, seed, n_rows, self.vector_length // 4, stream=stream, purpose=purpose
+            self.backend,
+            seed,
+            n_rows,
+            self.vector_length // 4,
+            stream=stream,
+            purpose=purpose,
+            row_start=row_start,
         )
         return self.backend.words_to_bytes(words) & self._valid_bits()
 

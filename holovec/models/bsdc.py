@@ -241,9 +241,11 @@ class BSDC(SparseBinaryModel):
         return self._n_active / self.dim
 
     # -- random vectors -----------------------------------------------------------------
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         return self._ones_from_words(
-            random_words(self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose)
+            random_words(
+                self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose, row_start=row_start
+            )
         )
 
     def _ones_from_words(self, words: Any) -> Any:

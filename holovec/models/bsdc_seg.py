@@ -195,9 +195,11 @@ class BSDCSEG(SparseBinaryModel):
         return self._dense(indices)
 
     # -- random vectors ----------------------------------------------------------------------
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         # one word per segment; its remainder modulo L (bias below L / 2**32) is the index
-        words = random_words(self.backend, seed, n_rows, self._segments, stream=stream, purpose=purpose)
+        words = random_words(
+            self.backend, seed, n_rows, self._segments, stream=stream, purpose=purpose, row_start=row_start
+        )
         return self._one_hot_from_words(words)
 
     def _one_hot_from_words(self, words: Any) -> Any:
@@ -334,7 +336,7 @@ class BSDCSEG(SparseBinaryModel):
                 return self._overlap_ratio(overlap, self._ones(queries)[:, None], segments)
             query_indices = self._one_hot_indices(queries)
             if query_indices is not None:
-                overlap = self._gather_overlap(items, query_indices).mT
+                overlap = self.xp.matrix_transpose(self._gather_overlap(items, query_indices))
                 return self._overlap_ratio(overlap, segments, self._ones(items)[None, :])
         return self._dense_similarity_matrix(queries, items)
 

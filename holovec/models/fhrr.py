@@ -53,9 +53,16 @@ class FHRR(VSAModel):
     def to_phasors(self, x: Any) -> Any:
         return x
 
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         phases = random_phases(
-            self.backend, seed, n_rows, self.dim, self.real_dtype, stream=stream, purpose=purpose
+            self.backend,
+            seed,
+            n_rows,
+            self.dim,
+            self.real_dtype,
+            stream=stream,
+            purpose=purpose,
+            row_start=row_start,
         )
         return self.backend.unit_phasor(phases)
 

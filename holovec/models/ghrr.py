@@ -108,12 +108,14 @@ class GHRR(CosineSimilarity, VSAModel):
         return self.xp.reshape(x, (*x.shape[:-3], self.dim))
 
     def _conj_t(self, x: Any) -> Any:
-        return self.xp.conj(x).mT
+        return self.xp.matrix_transpose(self.xp.conj(x))
 
     # -- random unitary blocks ------------------------------------------------------------
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         xp, m, real = self.xp, self.m, self.real_dtype
-        words = random_words(self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose)
+        words = random_words(
+            self.backend, seed, n_rows, self.dim, stream=stream, purpose=purpose, row_start=row_start
+        )
         words = xp.reshape(words, (n_rows, self.blocks, m * m))
         # 24 random bits per number, exact in float32: (k + 1) / 2**24 is uniform on (0, 1]
         # (no log(0)), (k - 2**23) * 2pi / 2**24 uniform on [-pi, pi) (number 0 gives

@@ -111,18 +111,34 @@ class HRR(CosineSimilarity, VSAModel):
         return self.backend.irfft(a[..., 0], self.dim)
 
     # -- the algebra ------------------------------------------------------------------
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         xp, dim = self.xp, self.dim
         if not self.unitary:
             normal = random_normal(
-                self.backend, seed, n_rows, dim, self.dtype, stream=stream, purpose=purpose
+                self.backend,
+                seed,
+                n_rows,
+                dim,
+                self.dtype,
+                stream=stream,
+                purpose=purpose,
+                row_start=row_start,
             )
             return normal * (1.0 / math.sqrt(dim))
         # unit-magnitude spectrum: a random phase per frequency 0 .. dim // 2; the zero
         # (and for even dim the Nyquist) frequency must be real, so it is +1 or -1 by the
         # sign of its phase. The inverse real FFT makes the vector real, of norm 1.
         n_freq = dim // 2 + 1
-        phases = random_phases(self.backend, seed, n_rows, n_freq, self.dtype, stream=stream, purpose=purpose)
+        phases = random_phases(
+            self.backend,
+            seed,
+            n_rows,
+            n_freq,
+            self.dtype,
+            stream=stream,
+            purpose=purpose,
+            row_start=row_start,
+        )
         index = xp.arange(n_freq, device=self.device)
         real_only = (index == 0) | ((index == n_freq - 1) & (dim % 2 == 0))
         re = xp.where(real_only, xp.where(phases >= 0, 1.0, -1.0), xp.cos(phases))

@@ -43,11 +43,20 @@ class MAPC(CosineSimilarity, MAP):
     _draw_bytes_per_element = 12.0  # measured: the words and the uniforms
     _hamming_search = False  # uniform elements, never +-1
 
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         # drawn in float32 (or float64): 24-bit uniforms are exact there, not in 16 bits
         wide = self.dtype if self.dtype_name == "float64" else self.backend.dtype("float32")
         u = random_uniform(
-            self.backend, seed, n_rows, self.dim, wide, -1.0, 1.0, stream=stream, purpose=purpose
+            self.backend,
+            seed,
+            n_rows,
+            self.dim,
+            wide,
+            -1.0,
+            1.0,
+            stream=stream,
+            purpose=purpose,
+            row_start=row_start,
         )
         return self.xp.astype(u, self.dtype)
 

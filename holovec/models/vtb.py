@@ -74,15 +74,24 @@ class VTB(CosineSimilarity, VSAModel):
     def _flat(self, x: Any) -> Any:
         return self.xp.reshape(x, (*x.shape[:-2], self.dim))
 
-    def _random(self, n_rows: int, seed: int, stream: int, purpose: int) -> Any:
+    def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         normal = random_normal(
-            self.backend, seed, n_rows, self.dim, self.dtype, stream=stream, purpose=purpose
+            self.backend,
+            seed,
+            n_rows,
+            self.dim,
+            self.dtype,
+            stream=stream,
+            purpose=purpose,
+            row_start=row_start,
         )
         return normal * (1.0 / math.sqrt(self.dim))
 
     def _bind(self, a: Any, b: Any) -> Any:
         # row i of reshape(x) is the i-th block x_i; V'_y x_i for all i is X @ V'_y.T
-        return self._flat(self._matrices(a) @ self._matrices(b).mT) * math.sqrt(self.side)
+        return self._flat(self._matrices(a) @ self.xp.matrix_transpose(self._matrices(b))) * math.sqrt(
+            self.side
+        )
 
     def _unbind(self, c: Any, b: Any) -> Any:
         # V'_y.T c_i for all i is C @ V'_y
@@ -92,7 +101,7 @@ class VTB(CosineSimilarity, VSAModel):
         return unit_norm(self.xp, self.xp.sum(stacked, axis=0))
 
     def _inverse(self, x: Any) -> Any:
-        return self._flat(self._matrices(x).mT)
+        return self._flat(self.xp.matrix_transpose(self._matrices(x)))
 
     def _identity(self) -> Any:
         xp = self.xp

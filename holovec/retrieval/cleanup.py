@@ -80,13 +80,24 @@ def cleanup(
         temperature = _check_temperature(temperature)
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", 1)
-    if unchecked:
+    # a partitioned codebook (Dask) is checked where its parts are searched, in one pass
+    partitioned = not soft and model.backend.block_backend_name is not None
+    if unchecked and not partitioned:
         check_finite(model, items, "codebook")
     xp = model.xp
     if math.prod(noisy.shape[:-1]) == 0:  # no vectors: nothing to clean up
         return xp.zeros(noisy.shape, dtype=model.dtype, device=model.device)
     if not soft:  # the search checks that the noisy vectors are finite
-        _, idx = _search(model, noisy, items, 1, chunk_size, check_items=False, name="noisy")
+        _, idx = _search(
+            model,
+            noisy,
+            items,
+            1,
+            chunk_size,
+            check_items=unchecked and partitioned,
+            name="noisy",
+            items_name="codebook",
+        )
         flat = xp.reshape(idx, (-1,))
         return xp.reshape(xp.take(items, flat, axis=0), noisy.shape)
     check_finite(model, noisy, "noisy")

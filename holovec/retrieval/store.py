@@ -158,25 +158,61 @@ def _search(
     *,
     check_items: bool,
     name: str = "queries",
+    items_name: str = "items",
 ) -> tuple[Any, Any]:
     k = _check_k(k)
     chunk_size = _check_chunk_size(chunk_size)
-    model.check(items, "items")
+    model.check(items, items_name)
     if items.ndim != 2:
-        raise ValueError(f"items must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}")
+        raise ValueError(
+            f"{items_name} must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}"
+        )
     model.check(queries, name)
-    found = model.backend.partitioned_search(partial(_search_part, model), queries, items, k)
-    if found is not None:  # items spread over workers or devices, searched where they live
+    found = _partitioned(model, queries, items, k, chunk_size, check_items, items_name)
+    if found is not None:
         return found
     if check_items:
-        check_finite(model, items, "items")
+        check_finite(model, items, items_name)
     return _search_index(model, queries, SearchIndex(model, items), k, chunk_size, name)
 
 
-def _search_part(model: VSAModel, queries: Any, items: Any, k: int) -> tuple[Any, Any]:
+def _partitioned(
+    model: VSAModel,
+    queries: Any,
+    items: Any,
+    k: int,
+    chunk_size: int | None,
+    check_items: bool,
+    items_name: str = "items",
+) -> tuple[Any, Any] | None:
+    """The search of items spread over workers or devices (the backend's
+    ``partitioned_search``), each part searched where it lives by the model of its arrays
+    (``model.block_model()``: NumPy for Dask's chunks); ``None`` where ``items`` is one
+    array in one place."""
+    part = partial(
+        _search_part,
+        model.block_model(),
+        chunk_size=chunk_size,
+        check_items=check_items,
+        items_name=items_name,
+    )
+    return model.backend.partitioned_search(part, queries, items, k)
+
+
+def _search_part(
+    model: VSAModel,
+    queries: Any,
+    items: Any,
+    k: int,
+    *,
+    chunk_size: int | None = None,
+    check_items: bool = True,
+    items_name: str = "items",
+) -> tuple[Any, Any]:
     """:func:`search` of one part of a partitioned codebook (the backend's
-    ``partitioned_search`` calls it where the part lives)."""
-    return _search(model, queries, items, k, None, check_items=True)
+    ``partitioned_search`` calls it where the part lives, with the model of the part's
+    arrays)."""
+    return _search(model, queries, items, k, chunk_size, check_items=check_items, items_name=items_name)
 
 
 def _search_index(
@@ -314,7 +350,12 @@ class ItemStore:
         book = self._book()
         k = _check_k(k)
         chunk_size = _check_chunk_size(self.chunk_size)
-        s, i = _search_index(self.model, queries, self._index(book), k, chunk_size, name)
+        self.model.check(queries, name)
+        # a partitioned codebook (Dask) is searched where its parts live, checked there
+        found = _partitioned(self.model, queries, book.vectors, k, chunk_size, check_items=False)
+        if found is None:
+            found = _search_index(self.model, queries, self._index(book), k, chunk_size, name)
+        s, i = found
         backend = self.model.backend
         return backend.to_numpy(s), backend.to_numpy(i)
 

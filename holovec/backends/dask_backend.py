@@ -1,0 +1,296 @@
+"""The Dask backend: lazily evaluated ``dask.array`` arrays of NumPy chunks, chunked by rows.
+
+dask (and, for the cluster checks, distributed) is imported when this module is, never
+by ``import holovec``. Arrays are ``dask.array.Array`` whose chunks are NumPy arrays;
+they are computed on whatever scheduler is active: the threads of this process by
+default, or the cluster a ``dask.distributed.Client`` points to.
+
+The layout is fixed: vectors are chunked along their leading (row) axes only, the
+vector axis is always one chunk, so that every row-wise operation (bind, similarity,
+the FFT of HRR, popcount) runs chunk by chunk with NumPy's own kernels and gives the
+NumPy backend's values bit for bit. What the array API or Dask lacks goes through
+``map_blocks`` with :class:`~holovec.backends.numpy_backend.NumpyBackend`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+from . import _dask_search
+from ._dask_namespace import namespace as dask_namespace
+from .base import Backend
+from .numpy_backend import NumpyBackend, numpy_philox_words
+
+#: bytes of one chunk of rows that :meth:`DaskBackend.from_numpy` and row draws aim for
+CHUNK_BYTES = 64 * 2**20
+
+_NUMPY = NumpyBackend()
+
+
+def row_chunks(n_rows: int, row_bytes: int, chunk_bytes: int = CHUNK_BYTES) -> tuple[int, ...]:
+    """Chunk sizes along the rows: as many rows as fit ``chunk_bytes`` per chunk (at least one)."""
+    per_chunk = max(1, chunk_bytes // max(1, row_bytes))
+    if n_rows == 0:
+        return (0,)
+    full, rest = divmod(n_rows, per_chunk)
+    return (per_chunk,) * full + ((rest,) if rest else ())
+
+
+def _rows_block(fn: Callable, start: int, stop: int) -> np.ndarray:
+    """One block of a row draw: rows ``start:stop``, made on the worker."""
+    return np.asarray(fn(start, stop))
+
+
+class DaskBackend(Backend):
+    """``dask.array`` arrays of NumPy chunks, chunked along the rows (the vector axis whole).
+
+    Models on this backend compute lazily: an operation builds a task graph, and
+    ``.compute()`` (or :meth:`to_numpy`) runs it on the active scheduler (a
+    ``dask.distributed.Client`` if one is made, else threads). ``model.random(n)`` makes
+    each chunk of rows where it is computed, from the seed and its first row.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> model = VSA.create("MAP", dim=64, backend="dask")
+    >>> book = model.random(1000, seed=1)
+    >>> type(book).__name__, book.shape
+    ('Array', (1000, 64))
+    >>> bool((model.to_numpy(book) == VSA.create("MAP", dim=64).random(1000, seed=1)).all())
+    True
+    """
+
+    name = "dask"
+    has_devices = False
+    #: the backend whose arrays the chunks are (for models of the chunks: ``block_model``)
+    block_backend_name = "numpy"
+
+    def _namespace(self) -> Any:
+        return dask_namespace
+
+    def _resolve_device(self, device: Any) -> Any:
+        if device is None or str(device).lower() in ("cpu", "cpu:0"):
+            return "cpu"
+        raise ValueError(
+            f"the dask backend holds NumPy chunks on the CPUs of its workers, not device {device!r}; "
+            "use device='cpu' (or None)"
+        )
+
+    @property
+    def array_type(self) -> type:
+        return da.Array
+
+    @property
+    def array_type_name(self) -> str:
+        return "dask.array.Array"
+
+    def dtype(self, name: str) -> Any:
+        return _NUMPY.dtype(name)
+
+    def available_memory(self) -> int | None:
+        """Unknown: arrays are made chunk by chunk on the workers, not here (a chunk too large
+        for a worker is refused when it is searched)."""
+        return None
+
+    # -- layout ---------------------------------------------------------------------------
+    def row_chunked(self, x: Any) -> Any:
+        """``x`` with its last axis in one chunk (rows keep their chunks): the layout every
+        row-wise kernel needs. Arrays chunked along the vector axis are rechunked here."""
+        if x.ndim and x.numblocks[-1] != 1:
+            x = x.rechunk({x.ndim - 1: -1})
+        return x
+
+    def asarray(self, x: Any, dtype: Any = None) -> Any:
+        if isinstance(x, np.generic):
+            x = np.asarray(x)
+        out = super().asarray(x, dtype)
+        return self.row_chunked(out)
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        if isinstance(x, da.Array):
+            x = x.compute()
+        return np.asarray(x)
+
+    def from_numpy(self, x: np.ndarray) -> Any:
+        x = np.asarray(x)
+        if x.ndim == 0:
+            return da.from_array(x)
+        row_bytes = x.itemsize * max(1, math.prod(x.shape[1:]))
+        chunks = (row_chunks(x.shape[0], row_bytes), *((-1,) * (x.ndim - 1)))
+        return da.from_array(x, chunks=chunks)
+
+    def _from_foreign(self, x: Any) -> Any:
+        return self.from_numpy(np.asarray(x))
+
+    # -- what the array API lacks, chunk by chunk with NumPy's kernels --------------------
+    def _rowwise(self, fn: Callable, *arrays: Any, dtype: Any, width: int | None = None) -> Any:
+        """``fn`` (a NumPy function of whole rows) applied chunk by chunk; ``width``: the
+        result's last axis where it differs from the first array's."""
+        arrays = [self.row_chunked(a) if isinstance(a, da.Array) else a for a in arrays]
+        first = next(a for a in arrays if isinstance(a, da.Array))
+        meta = np.empty((0,) * first.ndim, dtype=dtype)  # Dask need not call fn to learn it
+        if width is None:
+            return da.map_blocks(fn, *arrays, dtype=dtype, meta=meta)
+        chunks = (*first.chunks[:-1], (width,))
+        return da.map_blocks(fn, *arrays, dtype=dtype, chunks=chunks, meta=meta)
+
+    def complex(self, real: Any, imag: Any) -> Any:
+        dtype = np.result_type(real.dtype, np.complex64)
+        meta = np.empty((0,) * max(real.ndim, imag.ndim), dtype=dtype)
+        return da.map_blocks(_NUMPY.complex, real, imag, dtype=dtype, meta=meta)
+
+    def unit_phasor(self, phases: Any) -> Any:
+        return self._rowwise(_NUMPY.unit_phasor, phases, dtype=np.result_type(phases.dtype, np.complex64))
+
+    def real_view(self, x: Any) -> Any:
+        x = self.row_chunked(x)
+        return self._rowwise(_NUMPY.real_view, x, dtype=x.real.dtype, width=2 * x.shape[-1])
+
+    def complex_view(self, x: Any) -> Any:
+        x = self.row_chunked(x)
+        dtype = np.result_type(x.dtype, np.complex64)
+        return self._rowwise(_NUMPY.complex_view, x, dtype=dtype, width=x.shape[-1] // 2)
+
+    def fft(self, x: Any) -> Any:
+        return self._rowwise(_NUMPY.fft, x, dtype=np.result_type(x.dtype, np.complex64))
+
+    def ifft(self, x: Any) -> Any:
+        return self._rowwise(_NUMPY.ifft, x, dtype=np.result_type(x.dtype, np.complex64))
+
+    def rfft(self, x: Any) -> Any:
+        dtype = np.result_type(x.dtype, np.complex64)
+        return self._rowwise(_NUMPY.rfft, x, dtype=dtype, width=x.shape[-1] // 2 + 1)
+
+    def irfft(self, x: Any, n: int) -> Any:
+        dtype = np.empty(0, x.dtype).real.dtype
+        return self._rowwise(_irfft, x, n, dtype=dtype, width=n)
+
+    def popcount(self, x: Any) -> Any:
+        return self._rowwise(np.bitwise_count, x, dtype=np.uint8)
+
+    def count_bits(self, x: Any) -> Any:
+        x = self.row_chunked(x)
+        return da.map_blocks(_NUMPY.count_bits, x, dtype=np.int32, drop_axis=x.ndim - 1)
+
+    def count_nonzero(self, x: Any) -> Any:
+        x = self.row_chunked(x)
+        return da.map_blocks(_count_nonzero, x, dtype=np.intp, drop_axis=x.ndim - 1)
+
+    def unpack_bits(self, words: Any, n_bits: int) -> Any:
+        return self._rowwise(_NUMPY.unpack_bits, words, n_bits, dtype=np.uint8, width=n_bits)
+
+    def words_to_bytes(self, words: Any) -> Any:
+        return self._rowwise(_NUMPY.words_to_bytes, words, dtype=np.uint8, width=4 * words.shape[-1])
+
+    def pack_bits(self, bits: Any, n_bytes: int) -> Any:
+        return self._rowwise(_NUMPY.pack_bits, bits, n_bytes, dtype=np.uint8, width=n_bytes)
+
+    def unpack_bytes(self, x: Any, n_bits: int) -> Any:
+        return self._rowwise(_NUMPY.unpack_bytes, x, n_bits, dtype=np.uint8, width=n_bits)
+
+    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
+        # small draws only (a model's tie-break vector, an encoder's table): made here, in
+        # one chunk; codebooks come from generate_rows, chunk by chunk on the workers
+        return self.from_numpy(numpy_philox_words(key, counter_start, n_blocks))
+
+    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
+        k = min(int(k), scores.shape[-1])
+        scores = self.row_chunked(scores)
+        return da.apply_gufunc(
+            _top_k_block,
+            "(n)->(k),(k)",
+            scores,
+            k,
+            output_dtypes=(scores.dtype, np.int64),
+            output_sizes={"k": k},
+            vectorize=False,
+            allow_rechunk=False,
+        )
+
+    def merge_top_k(self, low: tuple[Any, Any], high: tuple[Any, Any], k: int) -> tuple[Any, Any]:
+        pieces = [self.row_chunked(a) for a in (*low, *high)]
+        k = min(int(k), low[0].shape[-1] + high[0].shape[-1])
+        return da.apply_gufunc(
+            _merge_top_k_block,
+            "(a),(a),(b),(b)->(k),(k)",
+            *pieces,
+            k,
+            output_dtypes=(np.result_type(low[0].dtype, high[0].dtype), np.int64),
+            output_sizes={"k": k},
+            allow_rechunk=False,
+        )
+
+    def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
+        left = self.row_chunked(left)
+        right = self.to_numpy(right) if isinstance(right, da.Array) else right
+        return da.map_blocks(
+            _NUMPY.row_blocked_matmul,
+            left,
+            right,
+            block,
+            dtype=np.result_type(left.dtype, right.dtype),
+            chunks=(left.chunks[0], (right.shape[1],)),
+        )
+
+    def map_item_chunks(
+        self, fn: Callable, queries: tuple, items: tuple, chunk: int, parallel: bool, cache: dict
+    ) -> Any:
+        # Dask's chunks are the chunks: one task graph, scheduled by Dask
+        return fn(queries, items)
+
+    # -- the hooks of partitioned work --------------------------------------------------
+    def generate_rows(self, fn: Callable, n_rows: int, width: int, dtype: Any) -> Any:
+        """Rows ``0 .. n_rows - 1`` of a draw as a lazy array chunked by rows: chunk
+        ``[start, stop)`` is ``fn(start, stop)`` (a NumPy array), computed on the worker that
+        needs it, so nothing is made on the client."""
+        dtype = np.dtype(dtype)
+        chunks = row_chunks(n_rows, width * dtype.itemsize)
+        starts = np.cumsum((0, *chunks[:-1]))
+        blocks = [
+            da.from_delayed(
+                dask.delayed(_rows_block, pure=True)(fn, int(s), int(s) + c), (c, width), dtype=dtype
+            )
+            for s, c in zip(starts, chunks, strict=True)
+        ]
+        return blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=0)
+
+    def partitioned_search(
+        self, search_part: Callable, queries: Any, items: Any, k: int
+    ) -> tuple[Any, Any] | None:
+        if not isinstance(items, da.Array):
+            return None
+        q = self.to_numpy(queries)
+        batch = q.shape[:-1]
+        q = q.reshape(-1, q.shape[-1])
+        s, i = _dask_search.partitioned_top_k(search_part, q, self.row_chunked(items), k)
+        kk = s.shape[-1]
+        return self.from_numpy(s.reshape(*batch, kk)), self.from_numpy(i.reshape(*batch, kk))
+
+    def synchronize(self) -> None:
+        """Nothing to wait for: arrays compute when asked (``.compute()``)."""
+
+
+def _irfft(x: np.ndarray, n: int) -> np.ndarray:
+    return _NUMPY.irfft(x, n)
+
+
+def _count_nonzero(x: np.ndarray) -> np.ndarray:
+    return np.count_nonzero(x, axis=-1)
+
+
+def _top_k_block(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    s, i = _NUMPY.top_k(scores, k)
+    return s, i.astype(np.int64, copy=False)
+
+
+def _merge_top_k_block(
+    ls: np.ndarray, li: np.ndarray, hs: np.ndarray, hi: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    s, i = _NUMPY.merge_top_k((ls, li.astype(np.int64)), (hs, hi), k)
+    return s, i.astype(np.int64, copy=False)
