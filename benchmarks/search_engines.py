@@ -16,7 +16,10 @@ bits as +-1 floats, so every engine must find the same neighbours):
   promised order: "ok" means the same indices once each row is sorted by (distance,
   index); "ties" that a tie at the 10th place took another item);
 - torch's exact int8 product ``torch._int_mm`` of the +-1 vectors, then ``torch.topk``;
-- the bare float32 matrix product of the +-1 vectors (scores only, no top-k).
+- the bare float32 matrix product of the +-1 vectors (scores only, no top-k);
+- holovec's ``ItemStore`` for packed BSC and MAP on torch and JAX arrays on the CPU (the
+  same fused kernel, on views of their buffers) and, where a GPU is found, on the GPU
+  (the GPU table: the backend's chunked int8 product or popcount and top-k).
 
 "check" compares each engine's top-10 indices with holovec's dense path (ties lowest
 index first). Times are the best of several calls (milliseconds per call). The popcount
@@ -238,6 +241,52 @@ def _rows(models: dict, stores: dict, data: dict, dim: int, cores: int) -> list:
         rows.append(("torch int8 _int_mm + topk", tmm, lambda r: (r[1].numpy(), (dim - r[0].numpy()) // 2)))
     if items_f is not None:
         rows.append(("float32 matrix product only (no top-k)", lambda: items_f @ queries_f.T, _nothing))
+    rows.extend(_framework_rows(data, dim))
+    return rows
+
+
+def _devices() -> list[tuple[str, Any]]:
+    """(backend, device) pairs to run holovec's ItemStore on besides NumPy: torch and JAX on
+    the CPU (the same host kernel, through views of their buffers), and every GPU found."""
+    out: list[tuple[str, Any]] = []
+    if _has("torch"):
+        import torch
+
+        out.append(("torch", "cpu"))
+        if torch.cuda.is_available():
+            out.append(("torch", "cuda"))
+    if _has("jax"):
+        import jax
+
+        out.append(("jax", "cpu"))
+        if any(d.platform == "gpu" for d in jax.devices()):
+            out.append(("jax", "gpu"))
+    return out
+
+
+def _framework_rows(data: dict, dim: int) -> list:
+    """holovec's ItemStore for packed BSC and MAP on torch and JAX arrays (and GPUs): on the
+    CPU the same fused kernel; on a GPU the backend's chunked popcount/int8 path."""
+    rows: list = []
+    for backend, device in _devices():
+        for name, options, q, b in (
+            ("packed BSC", {"packed": True}, data["queries_p"], data["items_p"]),
+            ("MAP", {}, data["queries_f"], data["items_f"]),
+        ):
+            if b is None:
+                continue
+            model = VSA.create(
+                "BSC" if options else "MAP", dim=dim, backend=backend, device=device, **options
+            )
+            store = ItemStore(model).fit(model.backend.from_numpy(b))
+            q_dev = model.backend.from_numpy(q)
+
+            def run(s: Any = store, x: Any = q_dev, be: Any = model.backend) -> Any:
+                out = s.search(x, K)  # NumPy results: the device's work is waited for
+                be.synchronize()
+                return out
+
+            rows.append((f"holovec {name} ItemStore, {backend} {device}", run, lambda r: (r[1], None)))
     return rows
 
 
