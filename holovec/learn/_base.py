@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ..backends import dtype_name
 from ..encoders.base import Encoder
-from ._data import batches, n_rows, take_rows
+from ._data import batch_rows, batches, n_rows, take_rows
 from ._space import Space
 from .encoding import HDEncoder
 
@@ -103,7 +103,8 @@ class HDEstimator(BaseEstimator):
         shuffled from the seed and the epoch (from the kept encodings, if any)."""
         seed = None if epoch is None else self.encoder_.seed_
         kept = getattr(self, "_kept", None) if epoch is not None else None
-        for rows in batches(n_rows(X), self.batch_size, seed=seed, epoch=epoch or 0):
+        size = batch_rows(self.model_, self.batch_size, n_rows(X))
+        for rows in batches(n_rows(X), size, seed=seed, epoch=epoch or 0):
             if kept is not None:
                 yield rows, take_rows(kept, rows)
             else:

@@ -18,8 +18,20 @@ from ..random import fold_in
 
 
 def is_framework_array(x: Any) -> bool:
-    """A torch tensor or JAX array (kept on its device), as opposed to a NumPy-like."""
-    return array_api_compat.is_torch_array(x) or array_api_compat.is_jax_array(x)
+    """A torch tensor, JAX array or dask array (kept on its device, or lazy on its cluster),
+    as opposed to a NumPy-like."""
+    return (
+        array_api_compat.is_torch_array(x)
+        or array_api_compat.is_jax_array(x)
+        or array_api_compat.is_dask_array(x)
+    )
+
+
+def batch_rows(model: Any, batch_size: int, n: int) -> int:
+    """Rows per minibatch: ``batch_size``, or all ``n`` rows on a backend whose arrays are
+    partitioned into chunks (Dask), where the chunks are the batches: one lazy graph per
+    pass, whose sums over the samples Dask reduces as a tree of chunk sums."""
+    return max(1, n) if model.backend.block_backend_name is not None else batch_size
 
 
 def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
@@ -58,6 +70,8 @@ def host_labels(y: Any) -> np.ndarray:
         import jax
 
         return np.asarray(jax.device_get(y))
+    if array_api_compat.is_dask_array(y):
+        return np.asarray(y.compute())
     return y
 
 

@@ -91,7 +91,8 @@ class Space:
         """``P + coef.T @ H``: every sample's update of every prototype, one product (of
         the samples that update anything: mistake-driven rules leave most rows zero)."""
         xp = self.xp
-        if not self.backend.is_traced(coef):
+        # (not on a lazy backend: the rows that update would be computed to be counted)
+        if not self.backend.is_traced(coef) and self.backend.block_backend_name is None:
             active = xp.nonzero(xp.any(coef != 0, axis=1))[0]
             if active.shape[0] < coef.shape[0] // 2:
                 coef, H = xp.take(coef, active, axis=0), xp.take(H, active, axis=0)

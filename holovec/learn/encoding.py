@@ -16,7 +16,7 @@ from ..encoders import SinusoidEncoder, VectorEncoder
 from ..encoders.base import Encoder
 from ..random import check_seed
 from ..vsa import VSA
-from ._data import batches, check_features, is_framework_array, n_rows, take_rows
+from ._data import batch_rows, batches, check_features, is_framework_array, n_rows, take_rows
 
 __all__ = ["HDEncoder"]
 
@@ -226,7 +226,8 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     def transform(self, X: Any) -> Any:
         """The hypervectors of the samples: an array of the model's backend, ``(n, vector_length)``."""
         X = self._checked(X)
-        parts = [self._encode(take_rows(X, rows)) for rows in batches(n_rows(X), self.batch_size)]
+        size = batch_rows(self.model_, self.batch_size, n_rows(X))
+        parts = [self._encode(take_rows(X, rows)) for rows in batches(n_rows(X), size)]
         return parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0)
 
     def _checked(self, X: Any) -> Any:

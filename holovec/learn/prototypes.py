@@ -18,7 +18,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import HDEstimator, check_positive_int, check_positive_number
-from ._data import batches, n_rows, take_rows
+from ._data import batch_rows, batches, n_rows, take_rows
 from ._targets import class_indices, class_labels
 
 __all__ = ["AdaptHDClassifier", "CentroidClassifier", "NeuralHDClassifier", "OnlineHDClassifier"]
@@ -110,6 +110,11 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
 
     def _finish(self) -> None:
         """After training: the binarised prototypes, where asked for."""
+        backend = self.model_.backend
+        if backend.block_backend_name is not None:
+            # a lazy backend (Dask): computed once here (a tree of class sums over the
+            # chunks), not again by every prediction
+            self.prototypes_ = backend.asarray(backend.to_numpy(self.prototypes_))
         self.class_vectors_ = None
         if not self.binarize:
             return
@@ -139,9 +144,8 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         """Encoded batches for prediction: the model's vectors for binarised inference."""
         if self.class_vectors_ is None:
             return self._encoded(X)
-        return (
-            (rows, self.encoder_._encode(take_rows(X, rows))) for rows in batches(n_rows(X), self.batch_size)
-        )
+        size = batch_rows(self.model_, self.batch_size, n_rows(X))
+        return ((rows, self.encoder_._encode(take_rows(X, rows))) for rows in batches(n_rows(X), size))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
