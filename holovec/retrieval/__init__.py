@@ -4,6 +4,16 @@ from .assoc import AssocStore
 from .cleanup import cleanup
 from .codebook import Codebook
 from .resonator import Resonator, ResonatorResult
+from .sharding import shard_rows
 from .store import ItemStore, search
 
-__all__ = ["AssocStore", "Codebook", "ItemStore", "Resonator", "ResonatorResult", "cleanup", "search"]
+__all__ = [
+    "AssocStore",
+    "Codebook",
+    "ItemStore",
+    "Resonator",
+    "ResonatorResult",
+    "cleanup",
+    "search",
+    "shard_rows",
+]

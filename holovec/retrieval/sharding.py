@@ -1,0 +1,86 @@
+"""Codebooks split by rows over several JAX devices.
+
+:func:`shard_rows` puts a codebook on every device of a mesh, an equal block of rows on
+each; :func:`holovec.retrieval.search` then searches each block on its own device and
+merges only the ``k`` best candidates of each (see :mod:`holovec.backends._jax_sharded`,
+which also describes the use on several hosts with ``jax.distributed``). The results
+equal those of one search of the whole codebook, ties included (equal scores: lowest
+index first).
+
+jax is imported by the first call, not by ``import holovec``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["shard_rows"]
+
+
+def shard_rows(x: Any, mesh: Any = None, axis_name: str = "rows") -> Any:
+    """``x`` (a codebook ``(n, vector_length)``) split by rows over the devices of ``mesh``:
+    a ``jax.Array`` with a ``NamedSharding`` ``PartitionSpec(axis_name, None)``.
+
+    Parameters
+    ----------
+    x : jax.Array or numpy.ndarray
+        The codebook, e.g. ``model.random(n, seed=s)`` of a model on the ``"jax"`` backend.
+    mesh : jax.sharding.Mesh, optional
+        Where the rows go: every device of the mesh axis ``axis_name`` holds ``n / size``
+        consecutive rows (replicated over the mesh's other axes, if any). Default: a
+        one-axis mesh of every device of ``jax.devices()`` (its first device is the
+        default device of a model, which the mesh must include).
+    axis_name : str
+        The mesh axis that splits the rows.
+
+    Returns
+    -------
+    jax.Array
+        The same values, row ``i`` on device ``i // (n / size)`` of the axis.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is not 2-d, ``mesh`` has no axis ``axis_name``, or ``n`` is not a multiple of
+        the number of devices along it. JAX holds equal shards only, and rows added to
+        make them equal would be searched like any other item (and could be returned), so
+        no padding is made: give a multiple of the device count, or a mesh of fewer
+        devices (e.g. ``Mesh(jax.devices()[:m], ("rows",))`` with ``m`` dividing ``n``).
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.retrieval import search, shard_rows
+    >>> model = VSA.create("MAP", dim=1000, backend="jax")
+    >>> book = shard_rows(model.random(8, seed=1))  # on every device JAX has
+    >>> scores, indices = search(model, book[3], book, k=1)
+    >>> int(indices[0]), float(scores[0])
+    (3, 1.0)
+    """
+    import jax
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    if mesh is None:
+        mesh = Mesh(np.array(jax.devices()), (axis_name,))
+    elif not isinstance(mesh, Mesh):
+        raise TypeError(f"mesh must be a jax.sharding.Mesh, got {type(mesh).__name__}")
+    if axis_name not in mesh.axis_names:
+        raise ValueError(f"mesh has no axis {axis_name!r}; its axes are {tuple(mesh.axis_names)}")
+    shape = tuple(getattr(x, "shape", np.shape(x)))
+    if len(shape) != 2:
+        raise ValueError(f"x must be a codebook of shape (n, vector_length), got shape {shape}")
+    size = int(mesh.shape[axis_name])
+    if shape[0] % size:
+        raise ValueError(
+            f"cannot split {shape[0]} rows evenly over the {size} devices of mesh axis "
+            f"{axis_name!r} (JAX shards are equal, and padding rows would be searched as items): "
+            f"give a multiple of {size} rows, or a mesh of a number of devices that divides {shape[0]}"
+        )
+    sharding = NamedSharding(mesh, PartitionSpec(axis_name, None))
+    if sharding.is_fully_addressable:
+        return jax.device_put(x, sharding)
+    # several processes (jax.distributed): each one places the rows of its own devices
+    host = np.asarray(x)
+    return jax.make_array_from_callback(shape, sharding, lambda index: host[index])
