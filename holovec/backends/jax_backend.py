@@ -133,8 +133,6 @@ class JaxBackend(Backend):
     name = "jax"
     jit_kernels = True
     static_shapes = True
-    # on the CPU the host's fused kernel reads JAX's buffers in place (no popcount here)
-    fast_hamming_search = True
 
     def _namespace(self) -> Any:
         return jnp  # jax.numpy follows the array API standard itself
@@ -316,6 +314,12 @@ class JaxBackend(Backend):
 
     def popcount(self, x: Any) -> Any:
         return jax.lax.population_count(x)
+
+    @property
+    def fast_hamming_search(self) -> bool:  # type: ignore[override]
+        # on the CPU the host's fused kernel reads JAX's buffers in place; on a GPU or TPU
+        # the float product (tensor cores) is what XLA does best, so the dense path stays
+        return self.is_cpu
 
     def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
         if not self.is_cpu or self.is_traced(queries) or self.is_traced(items):
