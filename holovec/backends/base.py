@@ -103,6 +103,10 @@ class Backend(ABC):
     #: are partitioned into chunks of another framework computed elsewhere (Dask: NumPy
     #: chunks on workers); ``None``: this backend's arrays are its own blocks
     block_backend_name: str | None = None
+    #: whether arrays are lazy task graphs (Dask), so that reading a value computes what
+    #: led to it: models then take their branch-free paths, as under a trace, instead of
+    #: choosing a fast path by the data (value checks of input still read the values)
+    lazy: bool = False
 
     def __init__(self, device: Any = None) -> None:
         self.device = self._resolve_device(device)

@@ -33,8 +33,10 @@ CHUNK_BYTES = 64 * 2**20
 _NUMPY = NumpyBackend()
 
 
-def row_chunks(n_rows: int, row_bytes: int, chunk_bytes: int = CHUNK_BYTES) -> tuple[int, ...]:
-    """Chunk sizes along the rows: as many rows as fit ``chunk_bytes`` per chunk (at least one)."""
+def row_chunks(n_rows: int, row_bytes: int, chunk_bytes: int | None = None) -> tuple[int, ...]:
+    """Chunk sizes along the rows: as many rows as fit ``chunk_bytes`` (default
+    :data:`CHUNK_BYTES`) per chunk, at least one."""
+    chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     per_chunk = max(1, chunk_bytes // max(1, row_bytes))
     if n_rows == 0:
         return (0,)
@@ -70,6 +72,7 @@ class DaskBackend(Backend):
     has_devices = False
     #: the backend whose arrays the chunks are (for models of the chunks: ``block_model``)
     block_backend_name = "numpy"
+    lazy = True
 
     def _namespace(self) -> Any:
         return dask_namespace
@@ -227,15 +230,21 @@ class DaskBackend(Backend):
         )
 
     def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
-        left = self.row_chunked(left)
-        right = self.to_numpy(right) if isinstance(right, da.Array) else right
-        return da.map_blocks(
+        # NumPy's products of `block` rows per chunk of rows, `right` (small) whole in each
+        left, right = self.row_chunked(left), self.asarray(right).rechunk(-1)
+        dtype = np.result_type(left.dtype, right.dtype)
+        return da.blockwise(
             _NUMPY.row_blocked_matmul,
+            "ij",
             left,
+            "ik",
             right,
+            "kj",
             block,
-            dtype=np.result_type(left.dtype, right.dtype),
-            chunks=(left.chunks[0], (right.shape[1],)),
+            None,
+            dtype=dtype,
+            concatenate=True,
+            meta=np.empty((0, 0), dtype=dtype),
         )
 
     def map_item_chunks(

@@ -58,8 +58,9 @@ class SparseBinaryModel(VSAModel):
 
     def _concrete(self, *arrays: Any) -> bool:
         """Whether the values of ``arrays`` can be read now (not placeholders of a jit or vmap
-        trace), so that a fast path may be chosen by looking at the data."""
-        return not any(self.backend.is_traced(x) for x in arrays)
+        trace, nor lazy arrays whose values a compute would make), so that a fast path may be
+        chosen by looking at the data."""
+        return not self.backend.lazy and not any(self.backend.is_traced(x) for x in arrays)
 
     def _ones(self, x: Any) -> Any:
         """Number of ones (nonzero elements) of each vector, int32."""
