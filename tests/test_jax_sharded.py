@@ -104,3 +104,19 @@ def test_multihost_jax_distributed() -> None:
         assert p.returncode == 0, f"process {i} failed:\n{err[-3000:]}"
         row = json.loads(out.strip().splitlines()[-1])
         assert row == {"multihost": i, "results": {"MAP": "equal", "FHRR": "equal"}}, row
+
+
+def test_benchmark_quick_run() -> None:
+    """``python -m benchmarks.jax_sharded --quick`` runs and prints a row per case."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.jax_sharded", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith(("FHRR", "MAP"))]
+    assert [r[0] for r in rows] == ["FHRR", "MAP"], done.stdout
+    assert all(r[5].endswith("x") for r in rows), done.stdout

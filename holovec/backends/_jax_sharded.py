@@ -12,7 +12,16 @@ order, each device's list best first, equal scores lowest index first), the stab
 orders ties by the lowest global index: the result equals one search of the whole array,
 however it is split.
 
-One compiled program per (caller's search, mesh, mesh axes, ``k``) and shapes.
+The caller's search (``search_part``, the same code that searches an array on one device)
+is traced once per program with ``jax.make_jaxpr`` on the shapes of one device's rows. Code
+for one device may pin values to it (``xp.asarray(..., device=...)``), which inside
+``shard_map`` would tie every device's program to that one device; those placements are
+dropped from the trace, so each device computes where its rows are. The caller's checks of
+values (NaN, infinity) cannot read traced arrays: they are made in the same program, one
+flag per device, and turned into the caller's ``ValueError`` afterwards.
+
+One compiled program per (caller's search, mesh, mesh axes, ``k``) and shapes, kept in a
+small cache.
 
 Multi-host
 ----------
@@ -27,16 +36,17 @@ search with the same queries, as JAX's multi-controller model has it)::
     from holovec.retrieval import search
 
     model = VSA.create("MAP", dim=10000, backend="jax", device=jax.local_devices()[0])
-    mesh = Mesh(jax.devices(), ("rows",))           # every device of every host
+    mesh = Mesh(np.array(jax.devices()), ("rows",))  # every device of every host
     sharding = NamedSharding(mesh, P("rows", None))
     # each host makes (or loads) only the rows of its own devices
     items = jax.make_array_from_callback((n, model.vector_length), sharding, rows_of)
     scores, indices = search(model, queries, items, k=10)   # on every host alike
 
-``rows_of(index)`` returns the rows ``index[0]`` of the codebook as a NumPy array (row
-``i`` of ``model.random(n, seed=s)`` does not depend on ``n``, so a host may draw a range
-of rows and keep its own). On CPUs set ``jax.config.update("jax_cpu_collectives_implementation",
-"gloo")`` before ``initialize``. The results are on each process's model device.
+``rows_of(index)`` returns the rows ``index[0]`` (a slice) of the codebook as a NumPy array,
+e.g. read from a file, and is called for the devices of its own process only
+(:func:`holovec.retrieval.shard_rows` does this for a codebook every process holds). On
+CPUs set ``jax.config.update("jax_cpu_collectives_implementation", "gloo")`` before
+``initialize``. The results are on each process's model device.
 """
 
 from __future__ import annotations
@@ -191,9 +201,9 @@ def _program(
     finite)``, queries replicated, items split by rows, results replicated."""
     shapes = (tuple(queries.shape), queries.dtype, tuple(items.shape), items.dtype)
     key = (_fingerprint(search_part), shapes, mesh, names, k, check)
-    program = _programs.get(key)
-    if program is not None:
-        _programs.move_to_end(key)
+    program = _programs.pop(key, None)
+    if program is not None:  # now the most recently used
+        _programs[key] = program
         return program
     devices = math.prod(mesh.shape[a] for a in names)
     n, d = items.shape

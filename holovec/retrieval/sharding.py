@@ -49,6 +49,19 @@ def shard_rows(x: Any, mesh: Any = None, axis_name: str = "rows") -> Any:
         no padding is made: give a multiple of the device count, or a mesh of fewer
         devices (e.g. ``Mesh(jax.devices()[:m], ("rows",))`` with ``m`` dividing ``n``).
 
+    Notes
+    -----
+    Several hosts: start every process with ``jax.distributed.initialize(coordinator_address=
+    "host0:1234", num_processes=P, process_id=p)`` (on CPUs, first
+    ``jax.config.update("jax_cpu_collectives_implementation", "gloo")``), create the model on a
+    device of the process (``device=jax.local_devices()[0]``), and call the same search with the
+    same queries in every process; each gets the whole result on its own device. Given a whole
+    codebook, ``shard_rows`` has each process place only the rows of its own devices; to make
+    only those rows on each host, build the array with
+    ``jax.make_array_from_callback((n, model.vector_length), NamedSharding(mesh, PartitionSpec("rows",
+    None)), rows_of)``, where ``rows_of(index)`` returns rows ``index[0]`` as a NumPy array (row
+    ``i`` of ``model.random(n, seed=s)`` does not depend on ``n``).
+
     Examples
     --------
     >>> from holovec import VSA
