@@ -314,6 +314,20 @@ def test_centroid_classifier_on_dask_input():
     np.testing.assert_allclose(H.compute(), H0, atol=1e-6)
 
 
+def test_benchmark_quick_runs():
+    """``python -m benchmarks.dask_scaling --quick``: tiny sizes, its own LocalCluster."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.dask_scaling", "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "ratios" in out.stdout and "dask x1" in out.stdout
+
+
 # -- on a cluster of two worker processes ---------------------------------------------------------
 def _kill_once(marker: str, search_part, queries, part, k):
     """A search part that kills its worker process the first time it runs (the marker file
