@@ -185,9 +185,9 @@ def test_available_backends():
     names = holovec.available_backends()
     assert isinstance(names, list)
     assert "numpy" in names
-    for framework in ("torch", "jax"):
+    for framework in ("torch", "jax", "dask"):
         assert (framework in names) == _installed(framework), (framework, names)
-    assert set(names) <= set(BACKENDS)
+    assert set(names) <= {*BACKENDS, "dask"}  # dask: its own tests (test_dask_backend.py)
 
 
 # -- properties ---------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import dask
 import dask.array as da
 import numpy as np
 
@@ -44,8 +43,9 @@ def row_chunks(n_rows: int, row_bytes: int, chunk_bytes: int | None = None) -> t
     return (per_chunk,) * full + ((rest,) if rest else ())
 
 
-def _rows_block(fn: Callable, start: int, stop: int) -> np.ndarray:
-    """One block of a row draw: rows ``start:stop``, made on the worker."""
+def _rows_block(fn: Callable, block_info: dict | None = None) -> np.ndarray:
+    """One chunk of a row draw, made on the worker: the rows its place in the array names."""
+    (start, stop), _ = block_info[None]["array-location"]
     return np.asarray(fn(start, stop))
 
 
@@ -257,17 +257,11 @@ class DaskBackend(Backend):
     def generate_rows(self, fn: Callable, n_rows: int, width: int, dtype: Any) -> Any:
         """Rows ``0 .. n_rows - 1`` of a draw as a lazy array chunked by rows: chunk
         ``[start, stop)`` is ``fn(start, stop)`` (a NumPy array), computed on the worker that
-        needs it, so nothing is made on the client."""
+        needs it, so nothing is made on the client. One ``map_blocks`` layer, however many
+        chunks."""
         dtype = np.dtype(dtype)
-        chunks = row_chunks(n_rows, width * dtype.itemsize)
-        starts = np.cumsum((0, *chunks[:-1]))
-        blocks = [
-            da.from_delayed(
-                dask.delayed(_rows_block, pure=True)(fn, int(s), int(s) + c), (c, width), dtype=dtype
-            )
-            for s, c in zip(starts, chunks, strict=True)
-        ]
-        return blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=0)
+        chunks = (row_chunks(n_rows, width * dtype.itemsize), (width,))
+        return da.map_blocks(_rows_block, fn, dtype=dtype, chunks=chunks, meta=np.empty((0, 0), dtype=dtype))
 
     def partitioned_search(
         self, search_part: Callable, queries: Any, items: Any, k: int

@@ -92,7 +92,7 @@ class Space:
         the samples that update anything: mistake-driven rules leave most rows zero)."""
         xp = self.xp
         # (not on a lazy backend: the rows that update would be computed to be counted)
-        if not self.backend.is_traced(coef) and self.backend.block_backend_name is None:
+        if not self.backend.is_traced(coef) and not self.backend.lazy:
             active = xp.nonzero(xp.any(coef != 0, axis=1))[0]
             if active.shape[0] < coef.shape[0] // 2:
                 coef, H = xp.take(coef, active, axis=0), xp.take(H, active, axis=0)

@@ -111,7 +111,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
     def _finish(self) -> None:
         """After training: the binarised prototypes, where asked for."""
         backend = self.model_.backend
-        if backend.block_backend_name is not None:
+        if backend.lazy:
             # a lazy backend (Dask): computed once here (a tree of class sums over the
             # chunks), not again by every prediction
             self.prototypes_ = backend.asarray(backend.to_numpy(self.prototypes_))
