@@ -297,7 +297,7 @@ def test_encoders_map_over_dask_inputs():
 
 def test_centroid_classifier_on_dask_input():
     pytest.importorskip("sklearn")
-    from holovec.learn import CentroidClassifier, HDEncoder
+    from holovec.learn import CentroidClassifier, HDEncoder, OnlineHDClassifier
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 4))
@@ -308,6 +308,11 @@ def test_centroid_classifier_on_dask_input():
     # float32 sums of 400 rows in another order (chunk sums, then their sum)
     np.testing.assert_allclose(clf.model_.to_numpy(clf.prototypes_), ref.prototypes_, atol=1e-4)
     np.testing.assert_array_equal(clf.predict(Xd), ref.predict(X))
+    # mistake-driven rules keep their minibatches (the result depends on them)
+    kw = {"model": "MAP", "dim": 128, "seed": 1, "epochs": 2, "batch_size": 100}
+    online = OnlineHDClassifier(backend="dask", **kw).fit(Xd, yd)
+    online_ref = OnlineHDClassifier(backend="numpy", **kw).fit(X, y)
+    np.testing.assert_allclose(online.model_.to_numpy(online.prototypes_), online_ref.prototypes_, atol=1e-5)
     H = HDEncoder(model="FHRR", dim=64, backend="dask", seed=1).fit(Xd).transform(Xd)
     H0 = HDEncoder(model="FHRR", dim=64, seed=1).fit(X).transform(X)
     assert isinstance(H, da.Array) and H.chunks[0] == Xd.chunks[0]

@@ -97,13 +97,17 @@ class HDEstimator(BaseEstimator):
             self.n_features_in_ = self.encoder_.n_features_in_
         return X
 
-    def _encoded(self, X: Any, *, epoch: int | None = None) -> Iterator[tuple[Any, Any]]:
+    def _encoded(
+        self, X: Any, *, epoch: int | None = None, order_free: bool = False
+    ) -> Iterator[tuple[Any, Any]]:
         """``(rows, H)`` for each minibatch of checked ``X``: the selected rows and their
         encodings as unit real rows on the model's backend. With ``epoch``, in an order
-        shuffled from the seed and the epoch (from the kept encodings, if any)."""
+        shuffled from the seed and the epoch (from the kept encodings, if any).
+        ``order_free``: the caller's result does not depend on the batches (row-wise
+        scores, sums), so a partitioned backend may take all rows at once."""
         seed = None if epoch is None else self.encoder_.seed_
         kept = getattr(self, "_kept", None) if epoch is not None else None
-        size = batch_rows(self.model_, self.batch_size, n_rows(X))
+        size = batch_rows(self.model_, self.batch_size, n_rows(X)) if order_free else self.batch_size
         for rows in batches(n_rows(X), size, seed=seed, epoch=epoch or 0):
             if kept is not None:
                 yield rows, take_rows(kept, rows)

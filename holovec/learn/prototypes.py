@@ -91,14 +91,17 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
                 )
             X = self._check_input(X)
         t = class_indices(class_labels(y, n_rows(X)), self.classes_)
-        for rows, H in self._encoded(X):
+        bundling = type(self)._stream_update is PrototypeClassifier._first_pass_update
+        for rows, H in self._encoded(X, order_free=bundling):
             self.prototypes_ = self._stream_update(self.prototypes_, H, t[rows])
         self._finish()
         return self
 
     def _train(self, X: Any, t: np.ndarray) -> None:
         """The one-pass training; retraining learners add their epochs (see subclasses)."""
-        for rows, H in self._encoded(X):
+        # bundling (sums) does not depend on the batches: Dask then sums chunks as a tree
+        bundling = type(self)._first_pass_update is PrototypeClassifier._first_pass_update
+        for rows, H in self._encoded(X, order_free=bundling):
             self.prototypes_ = self._first_pass_update(self.prototypes_, H, t[rows])
 
     def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
@@ -143,7 +146,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
     def _rows(self, X: Any) -> Any:
         """Encoded batches for prediction: the model's vectors for binarised inference."""
         if self.class_vectors_ is None:
-            return self._encoded(X)
+            return self._encoded(X, order_free=True)
         size = batch_rows(self.model_, self.batch_size, n_rows(X))
         return ((rows, self.encoder_._encode(take_rows(X, rows))) for rows in batches(n_rows(X), size))
 
