@@ -118,8 +118,9 @@ def _auto_backend() -> str:
 
 def get_backend(backend: str | Backend | None = None, device: Any = None) -> Backend:
     """A :class:`Backend` for a name (``"numpy"``, ``"torch"``/``"pytorch"``, ``"jax"``,
-    ``"auto"``), ``None`` for the default, or an existing Backend (whose device is kept
-    unless ``device`` names another).
+    ``"dask"``, ``"auto"``), ``None`` for the default, or an existing Backend (whose device
+    is kept unless ``device`` names another). ``"auto"`` never picks ``"dask"``: a cluster
+    is a choice the user makes.
 
     ``"auto"`` picks the fastest installed backend for the device it finds, without
     importing a framework it will not use:
