@@ -799,10 +799,18 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
         if per_item == 0:
             return n_items
         chunk = max(1, self._chunk_bytes // per_item)
+        if chunk >= n_items:
+            return n_items
+        # chunks of about equal size: the last chunk overlaps the one before it, and a
+        # chunk of the largest size would recompute up to a whole chunk (1,000 items in
+        # chunks of 768 computed 1,536)
+        count = -(-n_items // chunk)
+        chunk = -(-n_items // count)
         # whole blocks of _items_product where a chunk holds some: a chunk that ends inside
-        # a block would compute that block twice (its last block overlaps the one before)
+        # a block would compute that block twice (its last block overlaps the one before);
+        # rounded up, so the memory may exceed the budget by less than a block of items
         block = self._product_block_rows
-        return chunk - chunk % block if chunk >= block else chunk
+        return min(n_items, -(-chunk // block) * block) if chunk >= block else chunk
 
     # -- search over a prepared index (the protocol of holovec.retrieval) -------------------
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
