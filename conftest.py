@@ -12,4 +12,8 @@ if importlib.util.find_spec("sklearn") is None:
     collect_ignore_glob += ["holovec/learn/*", "docs/user-guide/learning-from-data.rst"]
 # backend="dask" (the dask extra): its modules import dask, so their doctests need it
 if importlib.util.find_spec("dask") is None:
-    collect_ignore_glob += ["holovec/backends/dask_backend.py", "holovec/backends/_dask_*.py"]
+    collect_ignore_glob += [
+        "holovec/backends/dask_backend.py",
+        "holovec/backends/_dask_*.py",
+        "docs/user-guide/scaling-out.rst",
+    ]

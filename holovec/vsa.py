@@ -41,9 +41,10 @@ class VSA:
         dim:
             Number of elements per vector (a positive int).
         backend:
-            ``"numpy"``, ``"torch"`` (or ``"pytorch"``), ``"jax"``, ``"auto"`` (the fastest
-            installed for the device found), a Backend, or ``None`` for the
-            ``HOLOVEC_BACKEND`` environment variable, else ``"numpy"``.
+            ``"numpy"``, ``"torch"`` (or ``"pytorch"``), ``"jax"``, ``"dask"`` (lazy
+            row-chunked arrays on a Dask cluster; the ``dask`` extra), ``"auto"`` (the
+            fastest installed for the device found; never Dask), a Backend, or ``None``
+            for the ``HOLOVEC_BACKEND`` environment variable, else ``"numpy"``.
         seed:
             Makes every later unseeded draw of the model reproducible.
         device:
