@@ -272,11 +272,41 @@ def test_search_part_refuses_non_finite_items():
     model, ref = _pair("FHRR")
     host = ref.random(20, seed=1)
     host[13, 2] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    # rows of the whole codebook, as a search of one array names them (chunks of 5)
+    with pytest.raises(ValueError, match=r"^items: row 13 holds NaN"):
         search(model, model.asarray(host[:2]), da.from_array(host, chunks=(5, -1)), k=2)
+    with pytest.raises(ValueError, match=r"^codebook: row 13 holds NaN"):
+        cleanup(model, model.asarray(host[:2]), da.from_array(host, chunks=(5, -1)))
+    # queries by their name and batch index
+    good = da.from_array(ref.random(20, seed=2), chunks=(5, -1))
+    batch = np.stack([host[:3], host[:3]])
+    batch[1, 2, 0] = np.inf
+    with pytest.raises(ValueError, match=r"^noisy: row \(1, 2\) holds NaN or infinity"):
+        cleanup(model, da.from_array(batch), good)  # model.asarray would refuse it
 
 
 # -- encoders and learners -----------------------------------------------------------------
+def test_encoders_bound_the_chunks_of_host_inputs(monkeypatch):
+    """Host input of a few bytes per row is regrouped so that each chunk of vectors fits
+    the chunk budget (not one chunk of every row, encoded at once)."""
+    from holovec.backends import dask_backend
+    from holovec.encoders import FractionalPowerEncoder, LevelEncoder, VectorEncoder
+
+    monkeypatch.setattr(dask_backend, "CHUNK_BYTES", 64 * 1024)
+    model, ref = _pair("FHRR")
+    budget_rows = 64 * 1024 // (model.vector_length * 8)
+    values = np.linspace(0.0, 1.0, 1000)
+    for make in (
+        lambda m: FractionalPowerEncoder(m, 0.0, 1.0, seed=1),
+        lambda m: LevelEncoder(m, 0.0, 1.0, levels=8, seed=1),
+    ):
+        out = make(model).encode(values)
+        assert max(out.chunks[0]) <= budget_rows
+        np.testing.assert_allclose(model.to_numpy(out), make(ref).encode(values), atol=1e-6)
+    out = VectorEncoder(model, 3, seed=1).encode(np.ones((1000, 3)))
+    assert max(out.chunks[0]) <= budget_rows
+
+
 def test_encoders_map_over_dask_inputs():
     from holovec.encoders import FractionalPowerEncoder, LevelEncoder, ThermometerEncoder
 
@@ -334,16 +364,17 @@ def test_benchmark_quick_runs():
 
 
 # -- on a cluster of two worker processes ---------------------------------------------------------
-def _kill_once(marker: str, search_part, queries, part, k):
+def _kill_once(marker: str, search_part, queries, part, k, first_row=0):
     """A search part that kills its worker process the first time it runs (the marker file
     records that it did): Dask then runs the task again on another worker."""
     if not os.path.exists(marker):
         with open(marker, "w") as f:
             f.write("killed")
         os._exit(1)
-    return search_part(queries, part, k)
+    return search_part(queries, part, k, first_row)
 
 
+# one xdist worker runs every test of the cluster (one cluster, not one per xdist worker)
 @pytest.fixture(scope="module")
 def cluster():
     import cloudpickle
@@ -359,6 +390,7 @@ def cluster():
     cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
+@pytest.mark.xdist_group("dask_cluster")
 def test_cluster_random_and_search(cluster):
     model, ref = _pair("BSC", dim=24)
     items = model.random(3000, seed=1).rechunk({0: 400})
@@ -370,6 +402,7 @@ def test_cluster_random_and_search(cluster):
     np.testing.assert_array_equal(model.to_numpy(items[2500:2510]), ref.random(3000, seed=1)[2500:2510])
 
 
+@pytest.mark.xdist_group("dask_cluster")
 def test_cluster_search_survives_a_killed_worker(cluster, tmp_path):
     from functools import partial
 
@@ -387,6 +420,7 @@ def test_cluster_search_survives_a_killed_worker(cluster, tmp_path):
     np.testing.assert_array_equal(model.to_numpy(s), s0)
 
 
+@pytest.mark.xdist_group("dask_cluster")
 def test_cluster_refuses_a_chunk_over_the_worker_memory(cluster):
     model = VSA.create("MAP", 10000, backend="dask")
     items = model.random(100_000, seed=1).rechunk({0: 60_000})  # 600 MB chunks, never made

@@ -20,7 +20,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax not installed")
+pytestmark = [
+    pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax not installed"),
+    # one xdist worker runs the module: the 4-device subprocess of `results` runs once
+    pytest.mark.xdist_group("jax_sharded"),
+]
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "_jax_sharded_worker.py"

@@ -29,7 +29,7 @@ def _local_top_k(
     search_part: Callable, queries: np.ndarray, part: np.ndarray, first: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The candidates of one chunk: ``search_part``'s top-k, indices counted from row 0."""
-    s, i = search_part(queries, part, k)
+    s, i = search_part(queries, part, k, first)
     return np.asarray(s), np.asarray(i).astype(np.int64, copy=False) + first
 
 

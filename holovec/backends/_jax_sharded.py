@@ -101,6 +101,16 @@ def row_axes(x: Any) -> tuple[str, ...] | None:
     return (names,) if isinstance(names, str) else tuple(names)
 
 
+def _shard_map(body: Callable, **specs: Any) -> Callable:
+    """``jax.shard_map`` without its replication checks (the body is plain code of one
+    device, unaware of mesh axes); ``jax.experimental.shard_map`` before JAX had it."""
+    if hasattr(jax, "shard_map"):
+        return jax.shard_map(body, check_vma=False, **specs)
+    from jax.experimental.shard_map import shard_map
+
+    return shard_map(body, check_rep=False, **specs)
+
+
 def _fingerprint(fn: Callable) -> Any:
     """A hashable key for a caller's search function: a new ``partial`` of the same function
     and arguments per call must find the program compiled before."""
@@ -176,7 +186,8 @@ def _local_then_merge(
     def body(queries: Any, part: Any) -> tuple[Any, Any, Any]:
         s, i = local(queries, part)
         k_local = s.shape[-1]
-        i = i.astype(jnp.int32) + jax.lax.axis_index(names).astype(jnp.int32) * part.shape[0]
+        # the index dtype of a search of one array (int64 in 64-bit mode)
+        i = i + jax.lax.axis_index(names).astype(i.dtype) * part.shape[0]
         # only k candidates per query leave a device: (devices, n_q, k_local)
         all_s = jax.lax.all_gather(s, names, axis=0)
         all_i = jax.lax.all_gather(i, names, axis=0)
@@ -214,10 +225,7 @@ def _program(
         k,
     )
     body = _local_then_merge(local, names, devices, min(k, n), check)
-    # check_vma off: the caller's search is plain code of one device, unaware of mesh axes
-    mapped = jax.shard_map(
-        body, mesh=mesh, in_specs=(P(), P(names, None)), out_specs=(P(), P(), P()), check_vma=False
-    )
+    mapped = _shard_map(body, mesh=mesh, in_specs=(P(), P(names, None)), out_specs=(P(), P(), P()))
     program = jax.jit(mapped)
     _programs[key] = program
     if len(_programs) > _CACHE_SIZE:
@@ -293,9 +301,10 @@ def sharded_search(
     program = _program(search_part, q, items, mesh, names, int(k), bool(inexact))
     best, idx, ok = program(_replicated(q, mesh), items)
     if inexact and not int(_on(ok, device)):
-        rows = _bad_rows(items, mesh)  # items first, as the search of one array checks them
-        if rows:
-            raise _finite_error("items", rows)
+        # an error path: the caller's own checks name the rows, shard by shard (items
+        # first, as a search of one array checks them), with each shard's first row
+        for shard in sorted(items.addressable_shards, key=lambda sh: sh.index[0].start or 0):
+            search_part(q, jax.device_put(shard.data, device), k, shard.index[0].start or 0)
         raise _finite_error("queries", _bad_rows(_replicated(q, mesh), mesh))
     best, idx = _on(best, device), _on(idx, device)
     return jnp.reshape(best, (*batch, k_out)), jnp.reshape(idx, (*batch, k_out))

@@ -537,20 +537,37 @@ class Backend(ABC):
         partitioned arrays (Dask): nothing is made where the call is made."""
         return None
 
+    def chunk_rows(self, x: Any, row_bytes: int) -> Any:
+        """``x`` with its rows (axis 0) grouped so that a result of ``row_bytes`` bytes per
+        row stays within one chunk's budget, on backends that partition arrays into chunks
+        (Dask: an encoder's inputs, a few bytes per row, would otherwise come in chunks of
+        millions of rows, each encoded at once); ``x`` itself on the others (this default)."""
+        return x
+
+    def is_partitioned(self, x: Any) -> bool:
+        """Whether ``x`` is split by rows over workers or devices, so that a search of it is
+        the backend's :meth:`partitioned_search` (Dask arrays, JAX arrays sharded by rows);
+        False for an array in one place (this default)."""
+        return False
+
     def partitioned_search(
         self, search_part: Callable, queries: Any, items: Any, k: int
     ) -> tuple[Any, Any] | None:
         """The search hook of :func:`holovec.retrieval.search` for items spread over
-        workers or devices: ``(scores, indices)`` of the ``k`` best items of each query, or
-        ``None`` where ``items`` is one array in one place (this default; the caller then
-        searches it itself).
+        workers or devices (:meth:`is_partitioned`): ``(scores, indices)`` of the ``k``
+        best items of each query, or ``None`` where ``items`` is one array in one place
+        (this default; the caller then searches it itself).
 
-        A backend whose arrays can be partitioned by rows (Dask chunks, JAX shards) searches
-        each part where it lives with ``search_part(queries, part, k) -> (scores, indices)``
-        (a picklable callable of the caller; indices counted within the part), shifts the
-        indices by the part's first row and merges neighbouring parts with
-        :meth:`merge_top_k`, so the result equals one search of the whole array, ties
-        included, however the rows are split."""
+        A backend whose arrays can be partitioned by rows searches each part where it
+        lives with ``search_part(queries, part, k, first_row) -> (scores, indices)`` (the
+        caller's search of one array, with the model of the part's arrays; indices counted
+        within the part; ``first_row`` numbers the rows an error names), shifts the
+        indices by the part's first row, and keeps the ``k`` best candidates with equal
+        scores ordered by lowest index (Dask: :meth:`merge_top_k` of neighbouring chunks
+        in a tree, ``search_part`` pickled to the workers; JAX: ``search_part`` traced once
+        and run on every device in ``shard_map``, then one stable top-k over the devices'
+        candidates in device order). The result equals one search of the whole array,
+        ties included, however the rows are split."""
         return None
 
     def _top_k_from_kth(self, scores: Any, k: int, kth: Any) -> tuple[Any, Any]:

@@ -55,7 +55,9 @@ class DaskBackend(Backend):
     Models on this backend compute lazily: an operation builds a task graph, and
     ``.compute()`` (or :meth:`to_numpy`) runs it on the active scheduler (a
     ``dask.distributed.Client`` if one is made, else threads). ``model.random(n)`` makes
-    each chunk of rows where it is computed, from the seed and its first row.
+    each chunk of rows where it is computed, from the seed and its first row. A search
+    (``search``, ``ItemStore``, ``cleanup``) computes when called: its queries are brought
+    to the client (they are sent to every chunk), its result is ``k`` candidates per query.
 
     Examples
     --------
@@ -114,6 +116,12 @@ class DaskBackend(Backend):
             x = np.asarray(x)
         out = super().asarray(x, dtype)
         return self.row_chunked(out)
+
+    def chunk_rows(self, x: Any, row_bytes: int) -> Any:
+        if not isinstance(x, da.Array) or x.ndim == 0:
+            return x
+        rows = row_chunks(x.shape[0], row_bytes)[0]
+        return x.rechunk({0: rows}) if max(x.chunks[0], default=0) > rows else x
 
     def to_numpy(self, x: Any) -> np.ndarray:
         if isinstance(x, da.Array):
@@ -262,6 +270,9 @@ class DaskBackend(Backend):
         dtype = np.dtype(dtype)
         chunks = (row_chunks(n_rows, width * dtype.itemsize), (width,))
         return da.map_blocks(_rows_block, fn, dtype=dtype, chunks=chunks, meta=np.empty((0, 0), dtype=dtype))
+
+    def is_partitioned(self, x: Any) -> bool:
+        return isinstance(x, da.Array)
 
     def partitioned_search(
         self, search_part: Callable, queries: Any, items: Any, k: int

@@ -337,6 +337,13 @@ class JaxBackend(Backend):
     def synchronize(self) -> None:
         (jnp.zeros((), device=self.device) + 0).block_until_ready()
 
+    def is_partitioned(self, x: Any) -> bool:
+        if self.is_traced(x) or len(getattr(getattr(x, "sharding", None), "device_set", ())) < 2:
+            return False  # one device: no need to look further (or import the module)
+        from ._jax_sharded import row_axes
+
+        return row_axes(x) is not None
+
     def partitioned_search(
         self, search_part: Callable, queries: Any, items: Any, k: int
     ) -> tuple[Any, Any] | None:

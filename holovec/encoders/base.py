@@ -61,6 +61,12 @@ class Encoder:
     def backend(self) -> Any:
         return self.model.backend
 
+    def _rows_of_vectors(self, x: Any) -> Any:
+        """Checked input whose rows become vectors, grouped for the backend's chunks (a
+        partitioned backend then encodes chunks of a bounded size: ``Backend.chunk_rows``)."""
+        itemsize = getattr(self.model.dtype, "itemsize", 8)
+        return self.backend.chunk_rows(x, self.model.vector_length * itemsize)
+
     def _program(self, method: str) -> Any:
         """This encoder's pure array method ``method``, compiled once where the backend
         compiles (JAX: one program instead of one kernel per operation and shape)."""

@@ -163,7 +163,7 @@ class _PhaseEncoder(ExponentSearch, Encoder, ABC):
     # -- encoding ---------------------------------------------------------------------------
     def _points(self, values: Any) -> Any:
         """Checked values as an array of points ``(..., k)`` of the backend's widest float."""
-        x = check_values(self.backend, values, name="values")
+        x = self._rows_of_vectors(check_values(self.backend, values, name="values"))
         if self.dims is None:
             return x[..., None]
         if x.ndim == 0 or x.shape[-1] != self.dims:

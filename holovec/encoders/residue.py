@@ -144,7 +144,7 @@ class ResidueEncoder(Encoder):
         """One integer or an array of integers in ``[0, modulus)`` -> vectors ``(..., dim)``."""
         xp = self.xp
         clip = self.clip if clip is None else clip
-        x = check_values(self.backend, values, low=0, high=self.modulus - 1, clip=clip)
+        x = self._rows_of_vectors(check_values(self.backend, values, low=0, high=self.modulus - 1, clip=clip))
         if clip:  # also under tracing, where check_values cannot clip
             x = xp.clip(x, 0, self.modulus - 1)
         if not self.backend.is_traced(x) and not bool(xp.all(x == xp.floor(x))):

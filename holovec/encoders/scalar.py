@@ -95,6 +95,7 @@ class _LevelTable(Encoder):
     def _checked(self, values: Any, clip: bool | None) -> Any:
         clip = self.clip if clip is None else clip
         x = check_values(self.backend, values, low=self.min_val, high=self.max_val, clip=clip)
+        x = self._rows_of_vectors(x)
         return self.xp.clip(x, self.min_val, self.max_val) if clip else x  # also under tracing
 
     def level_index(self, values: Any, *, clip: bool | None = None) -> Any:

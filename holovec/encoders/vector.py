@@ -102,7 +102,7 @@ class VectorEncoder(Encoder):
     def project(self, x: Any) -> Any:
         """``x @ R`` for checked input: ``(f,)`` -> ``(dim,)``, ``(n, f)`` -> ``(n, dim)``."""
         model, xp = self.model, self.model.xp
-        values = check_values(model.backend, x, name="x")
+        values = self._rows_of_vectors(check_values(model.backend, x, name="x"))
         if values.ndim not in (1, 2) or values.shape[-1] != self.n_features:
             raise ValueError(
                 f"x must have shape ({self.n_features},) or (n, {self.n_features}), got {tuple(values.shape)}"

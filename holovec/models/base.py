@@ -327,8 +327,8 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
         """This model on the backend of its arrays' chunks (:meth:`with_backend` of
         ``backend.block_backend_name``), or ``self`` where the backend's arrays are not
         partitioned into another framework's chunks. On the Dask backend, the NumPy model
-        that computes one chunk on a worker: what ``random``, ``search`` and the encoders
-        send to the workers (models pickle by configuration)."""
+        that computes one chunk on a worker: what ``random`` and ``search`` send to the
+        workers (models pickle by configuration)."""
         name = self._backend.block_backend_name
         if name is None:
             return self

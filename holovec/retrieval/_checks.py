@@ -28,12 +28,16 @@ def _row_blocks(x: Any, rows_per_block: int) -> list[tuple[int, Any]]:
     return [(start, x[start : start + rows_per_block]) for start in range(0, n, rows_per_block)]
 
 
-def check_finite(model: Any, x: Any, name: str, labels: list[Any] | None = None) -> Any:
+def check_finite(
+    model: Any, x: Any, name: str, labels: list[Any] | None = None, *, first_row: int = 0
+) -> Any:
     """``x`` (vectors of ``model`` that passed ``model.check``) itself if every element is
     finite, else a ``ValueError`` naming ``name`` and the first rows that hold NaN or
     infinity (with their labels where given). Vectors of models whose elements are
     integers or bits are finite by construction; arrays traced by a compiler are left
-    to the caller."""
+    to the caller. ``first_row``: the row number of ``x``'s first row in the array it is
+    a part of (a chunk or shard of a codebook), so that the message names rows of the
+    whole."""
     if DTYPE_KINDS.get(model.dtype_name) not in ("float", "complex"):
         return x
     backend, xp = model.backend, model.xp
@@ -55,7 +59,7 @@ def check_finite(model: Any, x: Any, name: str, labels: list[Any] | None = None)
     bad: list[int] = []
     for start, block in blocks:
         mask = backend.to_numpy(xp.logical_not(xp.all(xp.isfinite(block), axis=-1)))
-        bad.extend(int(i) + start for i in np.flatnonzero(mask)[: _SHOWN + 1])
+        bad.extend(int(i) + start + first_row for i in np.flatnonzero(mask)[: _SHOWN + 1])
         if len(bad) > _SHOWN:
             break
     if not batch:

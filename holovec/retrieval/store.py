@@ -168,7 +168,7 @@ def _search(
             f"{items_name} must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}"
         )
     model.check(queries, name)
-    found = _partitioned(model, queries, items, k, chunk_size, check_items, items_name)
+    found = _partitioned(model, queries, items, k, chunk_size, check_items, name, items_name)
     if found is not None:
         return found
     if check_items:
@@ -183,17 +183,23 @@ def _partitioned(
     k: int,
     chunk_size: int | None,
     check_items: bool,
+    name: str = "queries",
     items_name: str = "items",
 ) -> tuple[Any, Any] | None:
     """The search of items spread over workers or devices (the backend's
     ``partitioned_search``), each part searched where it lives by the model of its arrays
     (``model.block_model()``: NumPy for Dask's chunks); ``None`` where ``items`` is one
-    array in one place."""
+    array in one place. The queries are checked here, as one array (their row numbers
+    and name as a search of one array gives them); each part checks its own items."""
+    if not model.backend.is_partitioned(items):
+        return None
+    check_finite(model, queries, name)
     part = partial(
         _search_part,
         model.block_model(),
         chunk_size=chunk_size,
         check_items=check_items,
+        name=name,
         items_name=items_name,
     )
     return model.backend.partitioned_search(part, queries, items, k)
@@ -204,15 +210,20 @@ def _search_part(
     queries: Any,
     items: Any,
     k: int,
+    first_row: int = 0,
     *,
     chunk_size: int | None = None,
     check_items: bool = True,
+    name: str = "queries",
     items_name: str = "items",
 ) -> tuple[Any, Any]:
     """:func:`search` of one part of a partitioned codebook (the backend's
     ``partitioned_search`` calls it where the part lives, with the model of the part's
-    arrays)."""
-    return _search(model, queries, items, k, chunk_size, check_items=check_items, items_name=items_name)
+    arrays); ``first_row``, the part's first row in the whole codebook, numbers the rows
+    an error names."""
+    if check_items:
+        check_finite(model, items, items_name, first_row=first_row)
+    return _search(model, queries, items, k, chunk_size, check_items=False, name=name, items_name=items_name)
 
 
 def _search_index(
@@ -352,7 +363,7 @@ class ItemStore:
         chunk_size = _check_chunk_size(self.chunk_size)
         self.model.check(queries, name)
         # a partitioned codebook (Dask) is searched where its parts live, checked there
-        found = _partitioned(self.model, queries, book.vectors, k, chunk_size, check_items=False)
+        found = _partitioned(self.model, queries, book.vectors, k, chunk_size, check_items=False, name=name)
         if found is None:
             found = _search_index(self.model, queries, self._index(book), k, chunk_size, name)
         s, i = found
