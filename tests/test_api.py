@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 
 import holovec
+from conftest import to_numpy
 from holovec import VSA
 from holovec.models import BSC, FHRR, MAP
 
