@@ -5,28 +5,27 @@ A model subclass states its algebra in a few small methods (``_random``,
 methods here check input once, cheaply (type, dtype and shape only), and turn
 bad input into a ``TypeError`` or ``ValueError`` that says what was expected.
 
-Size: about 800 lines, over the project's 600, because the value, device and allocation
-checks of the hardening (issue 11) landed here next to the checks they extend. They are
-one idea, "what a model accepts", and are the next thing to move into a module of their
-own (with the chunked search into another); kept here for now so that the fast path of
-``_check_pair`` stays beside the full checks it must agree with.
+Compiled kernels and draws live in :mod:`holovec.models._kernels` (a mixin). Size: about
+880 lines, over the project's 600, because the value, device and allocation checks of the
+hardening (issue 11) landed here next to the checks they extend. They are one idea, "what
+a model accepts", and are the next thing to move into a module of their own; kept here for
+now so that the fast path of ``_check_pair`` stays beside the full checks it must agree with.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import weakref
-from abc import ABC, ABCMeta, abstractmethod
-from collections.abc import Callable, Sequence
-from functools import partial
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validation import check_int
 from ..backends import DTYPE_KINDS, Backend, dtype_name, get_backend
-from ..random import Purpose, Words, address_words, check_seed, fold_in, fresh_seed
+from ..random import Purpose, check_seed, fold_in, fresh_seed
+from ._kernels import CompiledKernels, ModelType
 from .protocol import ModelProtocol
 from .registry import models_using_dtype
 
@@ -81,34 +80,7 @@ def _check_count(n: Any, what: str) -> int:
     return check_int(n, what, 0)
 
 
-#: compiled kernels, shared by the models of one configuration: (what the kernel depends on,
-#: kernel name) -> the compiled function. Weak: an entry lives as long as a model holds it.
-_SHARED_KERNELS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-
-
-def shared_kernel(key: tuple, build: Callable[[], Callable]) -> Callable:
-    """The compiled function for ``key``, built (``build()``) the first time it is asked for
-    and shared until no model holds it any more."""
-    kernel = _SHARED_KERNELS.get(key)
-    if kernel is None:
-        kernel = build()
-        _SHARED_KERNELS[key] = kernel
-    return kernel
-
-
-class _ModelType(ABCMeta):
-    """The metaclass of the models: once a model is constructed (every ``__init__`` of its
-    class has set what its kernels and its configuration read), it finishes with
-    :meth:`VSAModel._constructed` (the compiled kernels, what the fast checks compare)."""
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        model = super().__call__(*args, **kwargs)
-        if isinstance(model, VSAModel):
-            model._constructed()
-        return model
-
-
-class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
+class VSAModel(CompiledKernels, ModelProtocol, ABC, metaclass=ModelType):
     """Base class of the VSA models. Create models with :meth:`holovec.VSA.create`.
 
     Vectors are the backend's own arrays of shape ``(..., dim)``; every operation
@@ -125,22 +97,6 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
     allowed_dtypes: ClassVar[tuple[str, ...]]
     #: keyword options of ``VSA.create`` that this model understands
     option_names: ClassVar[tuple[str, ...]] = ()
-    #: the private methods that run compiled where the backend compiles kernels
-    #: (``Backend.jit_kernels``: JAX, which otherwise dispatches and compiles every op of an
-    #: eager call on its own): one program per configuration and argument shapes, shared by
-    #: all models of equal configuration, called by the public methods after their checks
-    #: (inside a user's ``jax.jit`` or ``vmap`` they simply inline). Each must be a pure
-    #: function of its array arguments and the model's configuration: no look at the values
-    #: (no data-dependent fast paths: a model whose method has one leaves it out) and no
-    #: state besides the configuration. ``_random`` runs compiled too (see :meth:`_draw`).
-    _compiled_kernels: ClassVar[tuple[str, ...]] = (
-        "_bind",
-        "_unbind",
-        "_similarity",
-        "_bundle",
-        "_inverse",
-        "_normalize",
-    )
 
     def __init__(
         self,
@@ -234,72 +190,6 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
             f"{self.name}(dim={self.dim}, backend={self.backend.name!r}, "
             f"device={self.backend.device_name!r}, dtype={self.dtype_name!r})"
         )
-
-    # -- compiled kernels -------------------------------------------------------------------
-    #: ``vector_length`` for the fast path of ``_check_pair``, set once the model is
-    #: constructed (before, -1: every check takes the full path)
-    _checked_length: int = -1
-
-    def _constructed(self) -> None:
-        """What follows the construction of a model (called by its metaclass once every
-        ``__init__`` has run): the values the fast checks compare, the compiled kernels."""
-        self._checked_length = self.vector_length
-        self._install_kernels()
-
-    def _install_kernels(self) -> None:
-        """Replace the methods named in ``_compiled_kernels`` by this configuration's compiled
-        ones, where the backend compiles kernels (called once the model is constructed).
-
-        Models of equal configuration (``==``) get the same compiled functions, so a model
-        made again (a copy, a model rebuilt from a saved codebook, one per request) compiles
-        nothing anew; each function compiles once per shape of its arguments."""
-        if not self._backend.jit_kernels:
-            return
-        key, cls, jit = self._config_key(), type(self), self._backend.jit
-        for name in dict.fromkeys(self._compiled_kernels):
-            method = getattr(cls, name).__get__(self, cls)
-            self.__dict__[name] = shared_kernel((key, name), lambda m=method: jit(m))
-
-    def _draw_key(self) -> tuple:
-        """What a compiled draw depends on: the configuration without the seed (draws take
-        their seed as an argument), so that models differing only by seed share it."""
-        key = self.__dict__.get("_draw_key_cache")
-        if key is None:
-            key = (type(self), *(v for k, v in self._config().items() if k != "seed"))
-            self.__dict__["_draw_key_cache"] = key
-        return key
-
-    def _draw(self, n_rows: int, seed: int, stream: Any, purpose: int) -> Any:
-        """``_random(n_rows, seed, stream, purpose)``, as one compiled program where the backend
-        compiles kernels: the generator's words and the model's sampler in one program that
-        takes the address (seed, stream, purpose) as data (:class:`~holovec.random.Words`),
-        compiled once per ``n_rows`` for every seed (and shared by the models that differ
-        only by seed)."""
-        rows = self._backend.generate_rows(
-            partial(_rows_of_draw, self.block_model(), seed, stream, purpose),
-            n_rows,
-            self.vector_length,
-            self._dtype,
-        )
-        if rows is not None:  # a partitioned backend (Dask): each chunk made where it lives
-            return rows
-        if not self._backend.jit_kernels or n_rows == 0 or not isinstance(stream, (int, np.integer)):
-            return self._random(n_rows, seed, stream, purpose)
-        program = self._kernel_cache.get(("_random", n_rows))
-        if program is None:  # kept by the model: the shared table holds programs weakly
-            program = self._kernel_cache["_random", n_rows] = shared_kernel(
-                (self._draw_key(), "_random", n_rows),
-                lambda: self._backend.jit(_DrawProgram(self, n_rows)),
-            )
-        return program(self._backend.from_numpy(address_words(seed, int(stream), int(purpose))))
-
-    def _random_rows(self, start: int, stop: int, seed: int, stream: Any, purpose: int) -> Any:
-        """Rows ``start:stop`` of ``_random(n, seed, stream, purpose)`` (any ``n >= stop``: row
-        ``i`` never depends on ``n``), drawn without the rows before them. A sequence of
-        streams (one per row of the whole draw) is sliced alike."""
-        if isinstance(stream, (int, np.integer)):
-            return self._random(stop - start, seed, stream, purpose, row_start=start)
-        return self._random(stop - start, seed, stream[start:stop], purpose)
 
     # -- the same configuration on another backend ------------------------------------------
     def with_backend(self, backend: str | Backend, device: Any = None) -> VSAModel:
@@ -938,23 +828,6 @@ class VSAModel(ModelProtocol, ABC, metaclass=_ModelType):
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
         return 0
-
-
-def _rows_of_draw(model: VSAModel, seed: int, stream: Any, purpose: int, start: int, stop: int) -> Any:
-    """Rows ``start:stop`` of a draw (``Backend.generate_rows`` calls it per chunk, where the
-    chunk is made)."""
-    return model._random_rows(start, stop, seed, stream, purpose)
-
-
-class _DrawProgram:
-    """``model._random(n_rows, ...)`` of an address given as 8 words (see ``VSAModel._draw``)."""
-
-    def __init__(self, model: VSAModel, n_rows: int) -> None:
-        self.model, self.n_rows = model, n_rows
-
-    def __call__(self, words: Any) -> Any:
-        seed, stream, purpose = Words(words[0:4]), Words(words[4:6]), Words(words[6:8])
-        return self.model._random(self.n_rows, seed, stream, purpose)
 
 
 def _rebuilt_model(
