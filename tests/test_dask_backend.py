@@ -374,7 +374,6 @@ def _kill_once(marker: str, search_part, queries, part, k, first_row=0):
     return search_part(queries, part, k, first_row)
 
 
-# one xdist worker runs every test of the cluster (one cluster, not one per xdist worker)
 @pytest.fixture(scope="module")
 def cluster():
     import cloudpickle
@@ -390,7 +389,6 @@ def cluster():
     cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.mark.xdist_group("dask_cluster")
 def test_cluster_random_and_search(cluster):
     model, ref = _pair("BSC", dim=24)
     items = model.random(3000, seed=1).rechunk({0: 400})
@@ -402,7 +400,6 @@ def test_cluster_random_and_search(cluster):
     np.testing.assert_array_equal(model.to_numpy(items[2500:2510]), ref.random(3000, seed=1)[2500:2510])
 
 
-@pytest.mark.xdist_group("dask_cluster")
 def test_cluster_search_survives_a_killed_worker(cluster, tmp_path):
     from functools import partial
 
@@ -420,7 +417,6 @@ def test_cluster_search_survives_a_killed_worker(cluster, tmp_path):
     np.testing.assert_array_equal(model.to_numpy(s), s0)
 
 
-@pytest.mark.xdist_group("dask_cluster")
 def test_cluster_refuses_a_chunk_over_the_worker_memory(cluster):
     model = VSA.create("MAP", 10000, backend="dask")
     items = model.random(100_000, seed=1).rechunk({0: 60_000})  # 600 MB chunks, never made
