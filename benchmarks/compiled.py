@@ -19,28 +19,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 from collections.abc import Callable
 
 import numpy as np
 
+from .jax_eager import compare as _median_pair  # medians of calls in turn
+
 DIM = 10_000
 BATCH = 1_000
 QUERIES = 100
-
-
-def _median_pair(ours: Callable, theirs: Callable, calls: int, block: Callable) -> tuple[float, float]:
-    """Median microseconds of ``ours`` and ``theirs`` (after warm-up), called in turn."""
-    for fn in (ours, theirs):
-        for _ in range(3):
-            block(fn())
-    times = np.empty((2, calls))
-    for i in range(calls):
-        for j, fn in enumerate((ours, theirs)):
-            start = time.perf_counter()
-            block(fn())
-            times[j, i] = time.perf_counter() - start
-    return float(np.median(times[0])) * 1e6, float(np.median(times[1])) * 1e6
 
 
 def _jax_hand_written(name: str) -> dict[str, Callable]:
