@@ -10,7 +10,7 @@ loop per sample. Within a batch all samples see the prototypes as they were befo
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -91,8 +91,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
                 )
             X = self._check_input(X)
         t = class_indices(class_labels(y, n_rows(X)), self.classes_)
-        bundling = type(self)._stream_update is PrototypeClassifier._first_pass_update
-        for rows, H in self._encoded(X, order_free=bundling):
+        for rows, H in self._encoded(X, order_free=self._stream_is_bundling):
             self.prototypes_ = self._stream_update(self.prototypes_, H, t[rows])
         self._finish()
         return self
@@ -100,8 +99,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
     def _train(self, X: Any, t: np.ndarray) -> None:
         """The one-pass training; retraining learners add their epochs (see subclasses)."""
         # bundling (sums) does not depend on the batches: Dask then sums chunks as a tree
-        bundling = type(self)._first_pass_update is PrototypeClassifier._first_pass_update
-        for rows, H in self._encoded(X, order_free=bundling):
+        for rows, H in self._encoded(X, order_free=self._first_pass_is_bundling):
             self.prototypes_ = self._first_pass_update(self.prototypes_, H, t[rows])
 
     def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
@@ -110,6 +108,11 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         return space.add(P, space.one_hot(space.indices(t), P.shape[0]), H)
 
     _stream_update = _first_pass_update
+    #: whether ``_first_pass_update`` / ``_stream_update`` only add samples to their class
+    #: (bundling: the result does not depend on the batches); a subclass that overrides
+    #: either with a rule that reads the prototypes sets its flag to False
+    _first_pass_is_bundling: ClassVar[bool] = True
+    _stream_is_bundling: ClassVar[bool] = True
 
     def _finish(self) -> None:
         """After training: the binarised prototypes, where asked for."""
@@ -349,6 +352,8 @@ class AdaptHDClassifier(_Retraining):
     def _stream_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
         return self._retrain_update(P, H, t)[0]
 
+    _stream_is_bundling = False  # mistake-driven: each batch reads the prototypes
+
 
 class OnlineHDClassifier(_Retraining):
     """Similarity-weighted updates (OnlineHD, Hernández-Cano et al., 2021; torchhd's ``OnlineHD``).
@@ -409,6 +414,7 @@ class OnlineHDClassifier(_Retraining):
         return self.space_.add(P, coef, H)
 
     _stream_update = _first_pass_update
+    _first_pass_is_bundling = _stream_is_bundling = False  # similarity-weighted
 
     def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
         S, true, pred, wrong, mask = self._mistakes(P, H, t)
