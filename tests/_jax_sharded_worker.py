@@ -171,8 +171,12 @@ def check_no_score_matrix() -> str:
     text = _compiled_text(program, _jax_sharded._replicated(q, book.sharding.mesh), book)
     gathers = re.findall(r"= (\w+\[[\d,]*\])[^\n]*? all-gather\(", text)
     assert gathers, "no all-gather in the compiled program"
-    # every device sends its (10 queries, 5 candidates): gathered (4, 10, 5)
-    assert all(g.endswith("[4,10,5]") for g in gathers), gathers
+    # every device sends its 10 queries' candidates: the top 5 and the few more that the
+    # canonical order checks (holovec.retrieval._refine): gathered (4, 10, 9)
+    from holovec.retrieval._refine import _first_candidates
+
+    kk = _first_candidates(5, 48)
+    assert all(g.endswith(f"[4,10,{kk}]") for g in gathers), gathers
     # no value of the score matrix's shape (10 queries x 48 items) anywhere
     assert not re.search(r"\[10,48\]", text), "a full score matrix (10, 48) in the compiled program"
     assert "[10,12]" in text, "the per-device scores (10, 12) were expected in the program"

@@ -253,6 +253,16 @@ def _on(x: Any, device: Any) -> Any:
     return jax.device_put(x.addressable_data(0), device)
 
 
+def gather_rows(x: Any, rows: np.ndarray, device: Any) -> Any:
+    """Rows ``rows`` (host ints, the same on every process) of an array sharded over a mesh,
+    as a plain array on ``device``: gathered to every device in one program."""
+    mesh = x.sharding.mesh
+    replicated = NamedSharding(mesh, P())
+    index = _replicated(jnp.asarray(rows), mesh)
+    taken = jax.jit(lambda a, i: jnp.take(a, i, axis=0), out_shardings=replicated)(x, index)
+    return _on(taken, device)
+
+
 def _bad_rows(x: Any, mesh: Mesh) -> list[int]:
     """Indices of the rows of ``x`` (2-d) that hold NaN or infinity (an error path)."""
     replicated = NamedSharding(mesh, P())

@@ -9,6 +9,7 @@ Backends know nothing about VSA models.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -334,6 +335,23 @@ class Backend(ABC):
         backend has none for such addresses (the default): the words are then computed
         with the backend's arrays."""
         return None
+
+    def float64_scope(self) -> contextlib.AbstractContextManager:
+        """A context in which this backend computes in float64 (JAX: 64-bit mode for the
+        arrays made inside; nothing to do elsewhere). The canonical scores of
+        :mod:`holovec._fixed_order` are computed in it."""
+        return contextlib.nullcontext()
+
+    def fence(self, x: Any) -> Any:
+        """``x`` itself, computed before whatever uses it: a compiler may not fuse its
+        producer into its consumers (a product and a sum into one fused multiply-add, which
+        rounds once instead of twice). Identity where ops run one by one (this default)."""
+        return x
+
+    def take_rows(self, x: Any, rows: Any) -> Any:
+        """Rows ``rows`` (a 1-d NumPy int array) of ``x``, concrete and in one place: the
+        rows of a partitioned array (Dask, sharded JAX) are gathered here."""
+        return self.xp.take(x, self.asarray(rows), axis=0)
 
     def repeat(self, fn: Callable, state: Any, times: int) -> Any:
         """``fn`` applied ``times`` times to ``state`` (a Python loop; JAX compiles one)."""

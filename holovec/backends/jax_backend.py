@@ -162,6 +162,23 @@ class JaxBackend(Backend):
             )
         return devices[i]
 
+    def float64_scope(self) -> Any:
+        # 64-bit types only inside: the user's global setting stays as it is
+        enable_x64 = getattr(jax, "enable_x64", None)
+        if enable_x64 is None:  # jax before 0.4.36
+            from jax.experimental import enable_x64
+        return enable_x64(True)
+
+    def fence(self, x: Any) -> Any:
+        return jax.lax.optimization_barrier(x)
+
+    def take_rows(self, x: Any, rows: Any) -> Any:
+        if self.is_partitioned(x):  # sharded over a mesh, perhaps of several processes
+            from ._jax_sharded import gather_rows
+
+            return gather_rows(x, np.asarray(rows), self.device)
+        return jnp.take(x, jnp.asarray(rows), axis=0)
+
     @property
     def placement(self) -> tuple[str, Any]:
         """The attribute of an array that the models' fast input check compares, and its value

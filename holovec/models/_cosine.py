@@ -74,6 +74,14 @@ class CosineSimilarity:
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         return self._search_scores(self.search_index(queries), self.search_index(items))
 
+    @property
+    def exact_scores(self) -> bool:  # type: ignore[override]
+        return self._exact_products
+
+    def score_from_dots(self, dots: Any, squares_q: Any, squares_b: Any) -> Any:
+        xp = self.xp
+        return self._cosine(dots, xp.sqrt(squares_q), xp.sqrt(squares_b))
+
     def search_index(self, vectors: Any) -> tuple[Any, Any]:
         # the real operand (a view unless widened) and the norms, once per store or search
         b = self._cosine_operand(vectors)

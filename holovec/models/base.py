@@ -728,6 +728,39 @@ class VSAModel(CompiledKernels, ModelProtocol, ABC, metaclass=ModelType):
             self._search_scores, queries, items, chunk_size, self._parallel_search, self._kernel_cache
         )
 
+    # -- canonical scores (holovec.retrieval orders top-k by them where scores round) -------
+    #: whether the search scores are exact (sums of integers, or of bits), so that any
+    #: summation order gives the same value and equal vectors score equally everywhere.
+    #: Models whose products round (float vectors) set it False and describe their score by
+    #: :meth:`score_operand` and :meth:`score_from_dots`: a search then recomputes its
+    #: candidates' scores in a fixed order (``holovec._fixed_order``), so that the top-k and
+    #: its order depend only on the query and the items.
+    exact_scores: ClassVar[bool] = True
+
+    def score_operand(self, vectors: Any) -> Any:
+        """Real rows ``(..., score_operand_width)`` whose plain dot products are the
+        numerators of the similarity (complex vectors: the real and imaginary part of each
+        element side by side; 16-bit floats: widened to float32)."""
+        xp = self.xp
+        if DTYPE_KINDS[self.dtype_name] == "complex":
+            # one layout on every backend (the order of a canonical sum): re, im of each element
+            pairs = xp.stack([xp.real(vectors), xp.imag(vectors)], axis=-1)
+            return xp.reshape(pairs, (*vectors.shape[:-1], 2 * vectors.shape[-1]))
+        if self.dtype_name in ("float16", "bfloat16"):
+            return xp.astype(vectors, self._backend.dtype("float32"))
+        return vectors
+
+    @property
+    def score_operand_width(self) -> int:
+        """The last axis of :meth:`score_operand`: the number of products in one score."""
+        return self.vector_length * (2 if DTYPE_KINDS[self.dtype_name] == "complex" else 1)
+
+    def score_from_dots(self, dots: Any, squares_q: Any, squares_b: Any) -> Any:
+        """The search score from dot products of :meth:`score_operand` rows and the squared
+        norms of both sides (broadcasting; float64 where called canonically): by default
+        ``<a, b> / max(dim, |a| |b|)`` clipped to [-1, 1] (:meth:`_dot_similarity`)."""
+        return self._dot_similarity(dots, squares_q, squares_b)
+
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         """``similarity_matrix`` of indexed queries against one chunk of indexed items."""
         return self._similarity_matrix(queries[0], items[0])

@@ -104,6 +104,8 @@ class FHRR(VSAModel):
         dots = self._items_product(backend.real_view(queries), backend.real_view(items))
         return backend.clip(backend.divide(dots, self.dim), -1.0, 1.0)
 
+    exact_scores = False  # products of float phasors round
+
     def search_index(self, vectors: Any) -> tuple[Any, Any]:
         return vectors, self.backend.row_squared_norms(vectors, self._product_block_rows)
 

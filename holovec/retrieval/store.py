@@ -31,6 +31,7 @@ import numpy as np
 from .._validation import check_int
 from ..models.base import VSAModel
 from ._checks import check_finite
+from ._refine import canonical_top_k
 from .codebook import Codebook, _check_same_model, _model_vectors
 
 __all__ = ["ItemStore", "search"]
@@ -159,6 +160,7 @@ def _search(
     check_items: bool,
     name: str = "queries",
     items_name: str = "items",
+    canonical: bool = True,
 ) -> tuple[Any, Any]:
     k = _check_k(k)
     chunk_size = _check_chunk_size(chunk_size)
@@ -173,7 +175,7 @@ def _search(
         return found
     if check_items:
         check_finite(model, items, items_name)
-    return _search_index(model, queries, SearchIndex(model, items), k, chunk_size, name)
+    return _search_index(model, queries, SearchIndex(model, items), k, chunk_size, name, canonical)
 
 
 def _partitioned(
@@ -194,6 +196,8 @@ def _partitioned(
     if not model.backend.is_partitioned(items):
         return None
     check_finite(model, queries, name)
+    if items.shape[0] == 0:
+        raise ValueError("cannot search an empty set of items")
     part = partial(
         _search_part,
         model.block_model(),
@@ -202,7 +206,21 @@ def _partitioned(
         name=name,
         items_name=items_name,
     )
-    return model.backend.partitioned_search(part, queries, items, k)
+
+    def fast(q: Any, kk: int) -> tuple[Any, Any]:
+        return model.backend.partitioned_search(part, q, items, kk)
+
+    return _batched_top_k(model, queries, items, min(k, int(items.shape[0])), fast)
+
+
+def _batched_top_k(model: VSAModel, queries: Any, items: Any, k: int, fast: Any) -> tuple[Any, Any]:
+    """:func:`~holovec.retrieval._refine.canonical_top_k` of queries with any batch axes,
+    the results shaped ``(*batch, k)``."""
+    xp = model.xp
+    batch = tuple(queries.shape[:-1])
+    q = xp.reshape(queries, (-1, model.vector_length))
+    s, i = canonical_top_k(model, q, items, k, fast)
+    return xp.reshape(s, (*batch, k)), xp.reshape(i, (*batch, k))
 
 
 def _search_part(
@@ -220,16 +238,28 @@ def _search_part(
     """:func:`search` of one part of a partitioned codebook (the backend's
     ``partitioned_search`` calls it where the part lives, with the model of the part's
     arrays); ``first_row``, the part's first row in the whole codebook, numbers the rows
-    an error names."""
+    an error names. The fast search only: the caller orders the candidates of all parts
+    canonically."""
     if check_items:
         check_finite(model, items, items_name, first_row=first_row)
-    return _search(model, queries, items, k, chunk_size, check_items=False, name=name, items_name=items_name)
+    return _search(
+        model, queries, items, k, chunk_size, check_items=False, name=name, items_name=items_name,
+        canonical=False,
+    )
 
 
 def _search_index(
-    model: VSAModel, queries: Any, index: SearchIndex, k: int, chunk_size: int | None, name: str = "queries"
+    model: VSAModel,
+    queries: Any,
+    index: SearchIndex,
+    k: int,
+    chunk_size: int | None,
+    name: str = "queries",
+    canonical: bool = True,
 ) -> tuple[Any, Any]:
-    """:func:`search` against items already in the model's search form (:class:`SearchIndex`)."""
+    """:func:`search` against items already in the model's search form (:class:`SearchIndex`);
+    ``canonical=False``: the fast search alone (its order of nearly equal scores may depend
+    on the machine, see :mod:`holovec.retrieval._refine`)."""
     model.check(queries, name)
     check_finite(model, queries, name)
     xp, backend = model.xp, model.backend
@@ -241,12 +271,19 @@ def _search_index(
     if n_q == 0:  # no queries: empty results, of the dtypes a search gives
         s, i = backend.top_k(model.search_scores(index.part(0, 0, 1), index.part(0, 0, k)), k)
         return xp.reshape(s[:0], (*batch, k)), xp.reshape(i[:0], (*batch, k))
-    q = model.search_index(xp.reshape(queries, (-1, model.vector_length)))
-    if chunk_size is None:
-        chunk_size = max(k, SCORE_BYTES // (8 * max(n_q, 1)))
-    found = _packed_search(model, q, index, k)
-    best_s, best_i = _search_blocks(model, q, index, k, chunk_size) if found is None else found
-    return xp.reshape(best_s, (*batch, k)), xp.reshape(best_i, (*batch, k))
+
+    def fast(vectors: Any, kk: int) -> tuple[Any, Any]:
+        q = model.search_index(vectors)
+        found = _packed_search(model, q, index, kk)
+        if found is not None:
+            return found
+        size = chunk_size or max(kk, SCORE_BYTES // (8 * max(int(vectors.shape[0]), 1)))
+        return _search_blocks(model, q, index, kk, size)
+
+    if not canonical:
+        s, i = fast(xp.reshape(queries, (-1, model.vector_length)), k)
+        return xp.reshape(s, (*batch, k)), xp.reshape(i, (*batch, k))
+    return _batched_top_k(model, queries, index.vectors, k, fast)
 
 
 def _packed_search(model: VSAModel, q: tuple[Any, ...], index: SearchIndex, k: int) -> tuple[Any, Any] | None:

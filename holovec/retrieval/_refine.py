@@ -1,0 +1,144 @@
+"""Top-k whose order depends only on the query and the items (private).
+
+A search first finds candidates with the fast product of its engine (BLAS, XLA, cuBLAS, a
+Dask cluster, sharded JAX), whose scores may differ in the last float32 bits from one
+machine, chunk size, batch or thread count to the next. For models whose scores round
+(``model.exact_scores`` is False), the candidates' scores are then recomputed canonically
+(:mod:`holovec._fixed_order`: a fixed-order float64 reduction, rounded once) and ordered
+by (score descending, index ascending). The candidates are the fast top ``k`` plus a few
+more; a query's list is complete when no item outside it can reach its k-th canonical
+score, given how far a fast score may be from the canonical one
+(:func:`holovec._fixed_order.rounding_margin`). Queries whose list may be incomplete are
+searched again with four times the candidates, until complete (at most all items).
+
+Exact models (integer sums: MAP, BSC, MAP-I, the sparse codes) skip all this: their fast
+scores are the same in any summation order, and the engines order equal scores by index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._fixed_order import CANONICAL_BYTES, pair_dots, rounding_margin
+
+def _first_candidates(k: int, n: int) -> int:
+    """Candidates of the first fast search: the top ``k`` and a few more, so that a tie at
+    the k-th score among a few items needs no second search."""
+    return min(n, k + max(4, k // 2))
+
+
+def canonical_top_k(
+    model: Any, queries: Any, items: Any, k: int, fast: Callable[[Any, int], tuple[Any, Any]]
+) -> tuple[Any, Any]:
+    """The top ``k`` of ``queries`` ``(n_q, vector_length)`` among ``items`` ``(n, vector_length)``
+    (backend arrays; checked, finite, ``1 <= k <= n``): ``(scores, indices)``, each
+    ``(n_q, k)``, scores descending, equal scores lowest index first. ``fast(queries, kk)``
+    is the engine's search of ``kk`` candidates (scores best first, any order among equals)."""
+    if model.exact_scores:
+        return fast(queries, k)
+    n, n_q = int(items.shape[0]), int(queries.shape[0])
+    kk = _first_candidates(k, n)
+    fast_s, fast_i = fast(queries, kk)
+    backend = model.backend
+    score_dtype, index_dtype = fast_s.dtype, fast_i.dtype
+    if n_q == 0:
+        return fast_s[:, :k], fast_i[:, :k]
+    margin = rounding_margin(model.score_operand_width, _is_double(model))
+    scores = np.empty((n_q, k), dtype=np.float64)
+    indices = np.empty((n_q, k), dtype=np.int64)
+    pending = np.arange(n_q)
+    q = queries
+    while True:
+        s, i, complete = _refine(model, q, items, backend.to_numpy(fast_s), backend.to_numpy(fast_i), k, n, margin)
+        scores[pending], indices[pending] = s, i
+        if complete.all():
+            break
+        pending = pending[~complete]
+        kk = min(n, 4 * kk)
+        q = backend.take_rows(queries, pending)
+        fast_s, fast_i = fast(q, kk)
+    return (
+        backend.asarray(scores.astype(_host_dtype(backend, score_dtype))),
+        backend.asarray(indices.astype(_host_dtype(backend, index_dtype))),
+    )
+
+
+def _refine(
+    model: Any, queries: Any, items: Any, fast_s: np.ndarray, fast_i: np.ndarray, k: int, n: int, margin: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Canonical scores of the candidates ``fast_i`` ``(m, kk)``, their top ``k`` in the
+    canonical order, and whether each query's candidates are sure to hold its top ``k``."""
+    canon = canonical_scores(model, queries, items, fast_i)
+    order = np.lexsort((fast_i, -canon), axis=-1)[:, :k]
+    best_s = np.take_along_axis(canon, order, axis=-1)
+    best_i = np.take_along_axis(fast_i.astype(np.int64), order, axis=-1)
+    if fast_i.shape[1] >= n:
+        complete = np.ones(len(fast_i), dtype=bool)
+    else:
+        # an item left out scored at most the last candidate's fast score, so canonically at
+        # most that plus the margin: it cannot reach the k-th canonical score if that is below
+        complete = fast_s[:, -1].astype(np.float64) + margin < best_s[:, -1]
+    return best_s, best_i, complete
+
+
+def canonical_scores(model: Any, queries: Any, items: Any, candidates: np.ndarray) -> np.ndarray:
+    """Canonical scores ``(m, c)`` (host float64, rounded to the model's real precision) of
+    ``queries`` ``(m, vector_length)`` against their candidate items ``candidates`` ``(m, c)``
+    (host ints): computed on the model's device (a partitioned array's rows gathered first),
+    the same bits on every backend."""
+    m, c = candidates.shape
+    group = min(m, max(1, CANONICAL_BYTES // max(1, 24 * c * model.score_operand_width)))
+    block = model.block_model()  # the model of one place's arrays (NumPy for Dask's chunks)
+    backend, bb = model.backend, block.backend
+    kernel = _group_kernel(block)
+    out = np.empty((m, c), dtype=np.float64)
+    for start in range(0, m, group):
+        # every group of one shape (the last one overlaps the one before): one compilation
+        start = max(0, min(start, m - group))
+        stop = start + group
+        rows = backend.take_rows(items, candidates[start:stop].reshape(-1))
+        q = queries[start:stop] if group < m else queries
+        if block is not model:
+            rows, q = bb.from_numpy(backend.to_numpy(rows)), bb.from_numpy(backend.to_numpy(q))
+        with bb.float64_scope():
+            out[start:stop] = bb.to_numpy(kernel(q, rows))
+    if not _is_double(model):
+        out = out.astype(np.float32).astype(np.float64)  # one rounding, to the scores' precision
+    return out
+
+
+_KERNELS: dict = {}
+
+
+def _group_kernel(model: Any) -> Any:
+    """``kernel(queries (m, L), rows (m * c, L)) -> scores (m, c)`` in float64, compiled
+    where the backend compiles kernels (one program instead of an op per fold step)."""
+    kernel = _KERNELS.get(model)
+    if kernel is None:
+
+        def kernel(q: Any, rows: Any) -> Any:
+            xp = model.xp
+            left, right = model.score_operand(q), model.score_operand(rows)
+            right = xp.reshape(right, (q.shape[0], -1, right.shape[-1]))
+            dots, squares_q, squares_b = pair_dots(model.backend, left, right)
+            return model.score_from_dots(dots, squares_q, squares_b)
+
+        if model.backend.jit_kernels:
+            kernel = model.backend.jit(kernel)
+        if len(_KERNELS) > 64:
+            _KERNELS.clear()
+        _KERNELS[model] = kernel
+    return kernel
+
+
+def _is_double(model: Any) -> bool:
+    return model.dtype_name in ("float64", "complex128")
+
+
+def _host_dtype(backend: Any, dtype: Any) -> np.dtype:
+    from ..backends.base import dtype_name
+
+    return np.dtype(dtype_name(dtype))
