@@ -36,7 +36,7 @@ def bundle_accuracy(model, trials: int, seed: int = 0) -> float:
     assert tuple(bundles.shape) == (trials, model.dim)
     scores = to_numpy(model, model.similarity_matrix(bundles, codebook))
     assert scores.shape == (trials, N_ITEMS)
-    top = np.argpartition(-scores, K, axis=1)[:, :K]
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :K]  # ties: lowest index, on any CPU
     truth = np.zeros((trials, N_ITEMS), dtype=bool)
     rows = np.arange(trials)[:, None]
     truth[rows, chosen] = True

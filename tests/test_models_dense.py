@@ -412,7 +412,9 @@ def recall(model, trials: int, k: int = 15, n: int = 1000) -> float:
     chosen = np.argsort(np.random.default_rng(0).random((trials, n)), axis=1)[:, :k]  # distinct
     items = book[model.backend.asarray(np.ascontiguousarray(chosen.T))]  # (k, trials, dim)
     S = to_numpy(model, model.similarity_matrix(model.bundle(items), book))
-    top = np.argpartition(-S, k, axis=1)[:, :k]
+    # a stable sort: ties at the k-th score (MAP scores are multiples of 2/dim) go to the
+    # lowest index on every CPU (argpartition picks among ties by its SIMD kernel)
+    top = np.argsort(-S, axis=1, kind="stable")[:, :k]
     return float(np.mean([np.isin(chosen[t], top[t]).mean() for t in range(trials)]))
 
 

@@ -224,6 +224,10 @@ class DaskBackend(Backend):
             allow_rechunk=False,
         )
 
+    def take_rows(self, x: Any, rows: Any) -> Any:
+        # gathered from the chunks that hold them, computed (a few rows, not a graph)
+        return self.from_numpy(self.to_numpy(x[np.asarray(rows)]))
+
     def merge_top_k(self, low: tuple[Any, Any], high: tuple[Any, Any], k: int) -> tuple[Any, Any]:
         pieces = [self.row_chunked(a) for a in (*low, *high)]
         k = min(int(k), low[0].shape[-1] + high[0].shape[-1])

@@ -58,7 +58,13 @@ class RecordEncoder(Encoder):
         self.roles = resolve_symbols(model, roles, self.seed, "role")
         self.fillers = resolve_symbols(model, fillers, self.seed, "filler")
 
-    def _pairs(self, records: list[Mapping[Any, Any]]) -> tuple[Any, np.ndarray]:
+    def _pairs(
+        self, records: list[Mapping[Any, Any]], distinct: bool = True
+    ) -> tuple[Any, np.ndarray | None, np.ndarray]:
+        """The bound role-filler pairs of ``records``: ``(bound, rows, lengths)``, where
+        ``bound[rows[j]]`` is pair ``j`` (record 0's pairs, then record 1's, ...) and each
+        distinct pair of labels is bound once; without ``distinct``, ``bound[j]`` is pair
+        ``j`` and ``rows`` is None."""
         model = self.model
         lengths, role_labels, filler_labels, vector_slots = [], [], [], []
         for record in records:
@@ -75,36 +81,86 @@ class RecordEncoder(Encoder):
                     filler_labels.append(None)
                 else:
                     filler_labels.append(filler)
-        roles = _vectors(self.roles, role_labels)
-        if vector_slots:
+        lengths = np.asarray(lengths, dtype=np.int64)
+        role_rows, roles = _rows(self.roles, role_labels)
+        if vector_slots:  # vector fillers: rows after the labelled fillers' matrix
             labelled = [i for i, f in enumerate(filler_labels) if f is not None]
+            filler_rows = np.empty(len(filler_labels), dtype=np.int64)
             parts = []
             if labelled:
-                parts.append(_vectors(self.fillers, [filler_labels[i] for i in labelled]))
+                found, matrix = _rows(self.fillers, [filler_labels[i] for i in labelled])
+                filler_rows[labelled] = found
+                parts.append(matrix)
+            first = int(parts[0].shape[0]) if parts else 0
+            filler_rows[[i for i, _ in vector_slots]] = first + np.arange(len(vector_slots))
             parts.append(model.xp.stack([v for _, v in vector_slots]))
-            order = np.argsort(np.array(labelled + [i for i, _ in vector_slots]), kind="stable")
-            fillers = take_rows(model, model.xp.concat(parts, axis=0), order)
+            fillers = model.xp.concat(parts, axis=0) if len(parts) > 1 else parts[0]
         else:
-            fillers = _vectors(self.fillers, filler_labels)
-        return model.bind(fillers, roles), np.asarray(lengths, dtype=np.int64)
+            filler_rows, fillers = _rows(self.fillers, filler_labels)
+        if not distinct:
+            return (
+                model.bind(take_rows(model, fillers, filler_rows), take_rows(model, roles, role_rows)),
+                None,
+                lengths,
+            )
+        # each distinct (role, filler) pair bound once
+        n_fillers = int(filler_rows.max()) + 1
+        pairs, rows = np.unique(role_rows * n_fillers + filler_rows, return_inverse=True)
+        bound = model.bind(
+            take_rows(model, fillers, pairs % n_fillers), take_rows(model, roles, pairs // n_fillers)
+        )
+        return bound, rows.reshape(-1), lengths
 
     def encode(self, record: Mapping[Any, Any]) -> Any:
-        """One record (a mapping role -> filler) -> one vector."""
-        items, _ = self._pairs([record])
+        """One record (a mapping role -> filler) -> one vector (several records:
+        :meth:`encode_batch`)."""
+        if not isinstance(record, Mapping):
+            several = isinstance(record, (list, tuple)) and any(isinstance(r, Mapping) for r in record)
+            raise TypeError(
+                "encode takes one record, a mapping of roles to fillers (a dict), got "
+                f"{type(record).__name__}"
+                + ("; for several records use encode_batch(records)" if several else "")
+            )
+        items, _, _ = self._pairs([record], distinct=False)
         return self.model.bundle(items)
 
     def encode_batch(self, records: Iterable[Mapping[Any, Any]]) -> Any:
         """Many records (any numbers of fields) -> ``(n, vector_length)`` (no records ->
-        ``(0, vector_length)``; an empty record is a ``ValueError``)."""
+        ``(0, vector_length)``; an empty record is a ``ValueError``). Each distinct
+        role-filler pair is bound once, and the records are bundled in chunks."""
+        if isinstance(records, Mapping):
+            raise TypeError(
+                "encode_batch takes a list of records (mappings); for one record use encode(record)"
+            )
         records = list(records)
         if not records:  # no records: no vectors
             return empty_vectors(self.model, (0,))
-        items, lengths = self._pairs(records)
-        return bundle_segments(self.model, items, lengths)
+        bound, rows, lengths = self._pairs(records)
+        return bundle_segments(self.model, bound, lengths, rows)
+
+    def _role_keys(self, roles: list[Any]) -> Any:
+        """The vectors of ``roles``, each a role this encoder knows: one it has encoded, or
+        one of the roles it was given. An unknown role is a ``ValueError`` (unbinding it
+        would give noise, and cleanup an unrelated filler)."""
+        known = self.roles
+        if isinstance(known, SymbolTable) and not known.cache:  # the table keeps no labels
+            return known.vectors(roles)
+        unknown = [r for r in roles if r not in known]
+        if unknown:
+            labels = _labels(known)
+            shown = ", ".join(map(repr, labels[:20])) + (
+                f", ... ({len(labels)} in all)" if len(labels) > 20 else ""
+            )
+            raise ValueError(
+                f"unknown role {unknown[0]!r}: this encoder's roles are "
+                f"{shown or 'none yet (encode a record first)'}; give the roles of the records "
+                "(or RecordEncoder(model, roles=[...], seed=...) to declare them)"
+            )
+        return _vectors(known, roles)
 
     def unbind(self, records: Any, role: Any) -> Any:
         """The noisy filler vector(s) of ``role``: ``unbind(records, role)``."""
-        return self.model.unbind(records, _vector(self.roles, role))
+        return self.model.unbind(records, self._role_keys([role])[0])
 
     def decode(
         self, records: Any, role: Any, candidates: Iterable[Any] | SymbolCodebook | None = None
@@ -134,7 +190,7 @@ class RecordEncoder(Encoder):
         if not roles:
             raise ValueError("no roles to decode")
         book = decode_codebook(self.fillers, candidates, "fillers")
-        keys = _vectors(self.roles, roles)
+        keys = self._role_keys(roles)
         found = book.cleanup(self.model.unbind(record[None, :], keys))
         return dict(zip(roles, found, strict=True))
 
@@ -297,8 +353,23 @@ def _vectors(symbols: SymbolTable | SymbolCodebook, labels: list[Any]) -> Any:
     return symbols.vectors(labels)
 
 
-def _vector(symbols: SymbolTable | SymbolCodebook, label: Any) -> Any:
-    return _vectors(symbols, [label])[0]
+def _rows(symbols: SymbolTable | SymbolCodebook, labels: list[Any]) -> tuple[np.ndarray, Any]:
+    """Rows of ``labels`` in a matrix of symbol vectors, and that matrix (a table adds the
+    labels it has not seen). Repeated labels are digested once where Python's equality
+    cannot mix two labels (str, bytes and int labels: ``1 == 1.0 == True`` are three)."""
+    if len(labels) > 1 and all(type(x) in (str, bytes, int) for x in labels):
+        position: dict[Any, int] = {}
+        inverse = np.fromiter((position.setdefault(x, len(position)) for x in labels), np.int64, len(labels))
+        if len(position) < len(labels):
+            rows, matrix = _rows(symbols, list(position))
+            return rows[inverse], matrix
+    if isinstance(symbols, SymbolCodebook):
+        return symbols.index(labels), symbols.vectors
+    if not symbols.cache:  # nothing kept: draw each distinct label once
+        digests = np.array([symbols.digest(x) for x in labels], dtype=np.uint64)
+        _, first, rows = np.unique(digests, return_index=True, return_inverse=True)
+        return rows.reshape(-1).astype(np.int64), symbols.draw([labels[i] for i in first])
+    return symbols.rows(labels), symbols.matrix
 
 
 def _labels(symbols: SymbolTable | SymbolCodebook) -> list[Any]:

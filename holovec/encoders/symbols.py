@@ -247,6 +247,9 @@ class SymbolCodebook:
     def __len__(self) -> int:
         return len(self.labels)
 
+    def __contains__(self, label: Any) -> bool:
+        return self.table.digest(label) in self._index
+
     def __repr__(self) -> str:
         return f"SymbolCodebook({len(self)} labels, model={self.model!r})"
 

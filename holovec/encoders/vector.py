@@ -37,6 +37,12 @@ from .base import Encoder
 
 __all__ = ["RandomProjectionEncoder", "VectorEncoder"]
 
+#: rows of every projection product (see ``Backend.row_blocked_matmul``): a multiple of the
+#: matrix kernels' row tiles, and small, so that one vector pads few rows (measured with
+#: NumPy on 2 cores, 1,797 x 64 features to D=10,000: 39 ms against 29 ms for one product
+#: of all rows, 36 ms in blocks of 128; one vector 0.5 ms against 2.3 ms in blocks of 128)
+ROWS_PER_PRODUCT = 16
+
 #: element kinds that a real projection can be turned into (by sign, clip, unit length or phase)
 _KINDS = ("bipolar", "bounded", "binary", "phasor", "gaussian")
 
@@ -107,8 +113,15 @@ class VectorEncoder(Encoder):
             raise ValueError(
                 f"x must have shape ({self.n_features},) or (n, {self.n_features}), got {tuple(values.shape)}"
             )
+        rows = xp.astype(values, self.real_dtype)
+        single = rows.ndim == 1
+        if single:
+            rows = rows[None, :]
         with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by encode, by row
-            return xp.astype(values, self.real_dtype) @ self.matrix
+            # products of one shape: a row's projection (rounded by the kernel the matrix
+            # library picks for the shape) does not depend on the rows it is encoded with
+            z = model.backend.row_blocked_matmul(rows, self.matrix, ROWS_PER_PRODUCT)
+        return z[0] if single else z
 
     def _largest(self, z: Any, what: str) -> Any:
         """The largest magnitude of each row of ``z`` (keepdims); ``ValueError`` naming the
