@@ -47,17 +47,19 @@ def _wide(backend: Any, x: Any) -> Any:
     return backend.xp.astype(x, backend.dtype("float64"))
 
 
-def pair_dots(backend: Any, left: Any, right: Any) -> tuple[Any, Any, Any]:
+def pair_dots(backend: Any, left: Any, right: Any, *, squares: bool = True) -> tuple[Any, Any, Any]:
     """Canonical float64 ``(dots, squares_left, squares_right)`` of real rows: ``left``
     ``(m, w)`` against each of its candidates ``right`` ``(m, c, w)``; results ``(m, c)``,
-    ``(m, 1)`` and ``(m, c)``. Call inside ``backend.float64_scope()``; the caller bounds
-    ``m * c * w`` (three float64 temporaries of that size)."""
+    ``(m, 1)`` and ``(m, c)`` (``squares=False``: ``None`` for ``squares_right``). Call inside
+    ``backend.float64_scope()``; the caller bounds ``m * c * w``."""
     xp = backend.xp
     lw = _wide(backend, left)[:, None, :]
     rw = _wide(backend, right)
     # fenced: each product rounded on its own before the sum, as in eager arithmetic
-    products = [backend.fence(p) for p in (lw * rw, lw * lw, rw * rw)]
-    return tuple(fold_sum(xp, p) for p in products)
+    dots = fold_sum(xp, backend.fence(lw * rw))
+    squares_left = fold_sum(xp, backend.fence(lw * lw))
+    squares_right = fold_sum(xp, backend.fence(rw * rw)) if squares else None
+    return dots, squares_left, squares_right
 
 
 def rounding_margin(width: int, float64: bool = False) -> float:

@@ -241,7 +241,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--backend",
         default="numpy",
-        help="numpy, torch (or pytorch), jax or auto (default: numpy)",
+        help="numpy, torch (or pytorch), jax, dask or auto (default: numpy)",
     )
     parser.add_argument(
         "--dim",

@@ -245,6 +245,60 @@ def test_repr(make_model, model_name, backend):
     assert "cpu" in text
 
 
+def test_every_encoder_has_a_short_repr_of_its_model_and_parameters():
+    # one repr, in the encoders' base class, from the signature of __init__: the model, the
+    # parameters without a default or not at it, and the seed
+    import holovec.encoders as E
+
+    fhrr, bits = VSA.create("FHRR", dim=64), VSA.create("MAP", dim=64)
+    made = {
+        E.FractionalPowerEncoder: E.FractionalPowerEncoder(fhrr, 0, 10, bandwidth=4, seed=1),
+        E.VectorFPE: E.VectorFPE(fhrr, 2, 0.0, 1.0, seed=1),
+        E.PeriodicAngleEncoder: E.PeriodicAngleEncoder(fhrr, period=3.0, seed=1),
+        E.ResidueEncoder: E.ResidueEncoder(fhrr, (5, 7), seed=1),
+        E.LevelEncoder: E.LevelEncoder(bits, 0, 1, 10, seed=1),
+        E.ThermometerEncoder: E.ThermometerEncoder(bits, 0, 1, 10, clip=True, seed=1),
+        E.ImageEncoder: E.ImageEncoder(bits, (4, 4), seed=1),
+        E.NGramEncoder: E.NGramEncoder(bits, 2, list("abc"), seed=1),
+        E.PositionBindingEncoder: E.PositionBindingEncoder(bits, method="bind", seed=1),
+        E.TrajectoryEncoder: E.TrajectoryEncoder(fhrr, 2, value_range=(0, 5), seed=1),
+        E.SinusoidEncoder: E.SinusoidEncoder(fhrr, 4, seed=1),
+        E.VectorEncoder: E.VectorEncoder(fhrr, 3, bandwidth=2.0, seed=1),
+        E.GraphEncoder: E.GraphEncoder(bits, directed=True, seed=1),
+        E.RecordEncoder: E.RecordEncoder(bits, roles=["a", "b"], seed=1),
+        E.SymbolTable: E.SymbolTable(bits, seed=1, namespace="x"),
+    }
+    public = {getattr(E, n) for n in E.__all__ if isinstance(getattr(E, n), type)}
+    assert {c for c in public if issubclass(c, E.Encoder) and c is not E.Encoder} <= set(made)
+    for cls, enc in made.items():
+        text = repr(enc)
+        assert text.startswith(f"{cls.__name__}({enc.model!r}, ") and text.endswith(", seed=1)"), text
+        assert len(text) < 200 and "array(" not in text and "<" not in text, text
+    shown = {cls: repr(enc).split(", ", 4)[-1] for cls, enc in made.items()}  # after the model
+    assert repr(made[E.FractionalPowerEncoder]) == (
+        f"FractionalPowerEncoder({fhrr!r}, min_val=0, max_val=10, bandwidth=4, seed=1)"
+    )
+    assert "dims=2, min_val=[0, 0], max_val=[1, 1]" in repr(made[E.VectorFPE])
+    assert "period=3" in shown[E.PeriodicAngleEncoder] and "moduli=(5, 7)" in shown[E.ResidueEncoder]
+    assert "levels=10, clip=True" in repr(made[E.ThermometerEncoder])
+    assert "symbols=SymbolCodebook(3 labels)" in repr(made[E.NGramEncoder])
+    assert "method='bind'" in repr(made[E.PositionBindingEncoder])
+    assert "n_dimensions=2, value_range=[(0, 5), (0, 5)]" in repr(made[E.TrajectoryEncoder])
+    assert "n_features=3, bandwidth=2" in repr(made[E.VectorEncoder])
+    assert "directed=True" in repr(made[E.GraphEncoder])
+    # the tables that a default of None makes are the encoder's seed: left out; given ones shown
+    assert "roles=SymbolCodebook(2 labels), seed=1)" in repr(made[E.RecordEncoder])
+    assert "fillers" not in repr(made[E.RecordEncoder])
+    assert "namespace='x'" in repr(made[E.SymbolTable]) and "cache" not in repr(made[E.SymbolTable])
+
+    class Scaled(E.Encoder):  # a user's encoder has one too
+        def __init__(self, model, factor=1.0, *, seed=None):
+            super().__init__(model, seed=seed)
+            self.factor = factor
+
+    assert repr(Scaled(bits, 2.5, seed=3)) == f"Scaled({bits!r}, factor=2.5, seed=3)"
+
+
 # -- vectors are native arrays ------------------------------------------------------------------
 
 

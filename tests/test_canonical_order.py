@@ -114,7 +114,9 @@ def test_duplicates_give_the_documented_order_everywhere(backend, name, options)
         np.testing.assert_array_equal(i, reference[1])
         np.testing.assert_array_equal(s, reference[0])
     halves = [search(model, part, book, k=10) for part in (q[:5], q[5:])]
-    np.testing.assert_array_equal(np.concatenate([model.backend.to_numpy(h[1]) for h in halves]), reference[1])
+    np.testing.assert_array_equal(
+        np.concatenate([model.backend.to_numpy(h[1]) for h in halves]), reference[1]
+    )
 
 
 @pytest.mark.parametrize("backend", [backend_param("numpy"), backend_param("torch")])

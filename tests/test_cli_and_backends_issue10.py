@@ -89,12 +89,37 @@ def test_auto_without_accelerator_is_numpy(monkeypatch):
     assert "CUDA_VISIBLE_DEVICES" in backends.get_backend.__doc__  # the rules are documented
 
 
-def test_missing_framework_message_does_not_send_users_to_the_index_name(monkeypatch):
+CPU_TORCH = "python -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
+
+
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [
+        ("torch", CPU_TORCH),  # never a bare "pip install torch": on Linux the CUDA build, GBs
+        ("jax", "python -m pip install jax"),
+        ("dask", 'python -m pip install "dask[array]" distributed'),
+    ],
+)
+def test_missing_framework_message_gives_the_install_command(monkeypatch, name, command):
+    real = backends.importlib.util.find_spec
+    monkeypatch.setattr(backends.importlib.util, "find_spec", lambda n: None if n == name else real(n))
+    with pytest.raises(ValueError, match=f"backend '{name}' needs") as info:
+        backends.get_backend(name)
+    assert command in str(info.value)
+    assert "holovec[" not in str(info.value)  # not the index's project of that name
+    if name == "torch":
+        assert "pip install torch)" not in str(info.value) and "README" in str(info.value)
+
+
+def test_cli_without_torch_gives_the_cpu_install_command(monkeypatch, capsys):
+    from holovec.demo import main
+
     real = backends.importlib.util.find_spec
     monkeypatch.setattr(backends.importlib.util, "find_spec", lambda n: None if n == "torch" else real(n))
-    with pytest.raises(ValueError, match=r"pip install torch\)") as info:
-        backends.get_backend("torch")
-    assert "holovec[" not in str(info.value)
+    with pytest.raises(SystemExit) as info:
+        main(["--backend", "torch"], prog="python -m holovec")
+    assert info.value.code == 2
+    assert CPU_TORCH in capsys.readouterr().err
 
 
 # -- dead code and layering ------------------------------------------------------------------
@@ -144,6 +169,8 @@ def test_python_m_holovec_help():
     assert proc.returncode == 0, proc.stderr
     for option in ("--model", "--backend", "--dim", "--seed"):
         assert option in proc.stdout
+    for name in [*backends._BACKENDS, "auto"]:  # every backend the option takes, dask too
+        assert re.search(rf"\b{name}\b", proc.stdout), name
     assert proc.stdout.startswith("usage: python -m holovec")
 
 

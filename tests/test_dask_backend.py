@@ -143,6 +143,23 @@ def test_ops_are_lazy_and_equal_numpy(name):
     assert model.similarity(books[0][0], books[1][3]).shape == ()
 
 
+@pytest.mark.parametrize("name", ["FHRR", "BSC", "MAP", "BSDC"])
+def test_similarity_of_two_vectors_formats_like_a_float(name):
+    # DESIGN: a 0-d array of the backend that formats like a float; computed when formatted
+    model, ref = _pair(name)
+    a, b = model.random(seed=1), model.random(seed=2)
+    with dask.config.set(scheduler=_no_compute):
+        sim = model.similarity(a, b)  # still lazy
+        batch = model.similarity(model.random(3, seed=3), a)
+        assert isinstance(sim, da.Array) and sim.shape == () and isinstance(batch, da.Array)
+        assert f"{sim}".startswith("dask.array<")  # no spec: the repr, nothing computed
+    expected = ref.similarity(ref.random(seed=1), ref.random(seed=2))
+    assert f"{sim:.3f}" == f"{expected:.3f}" == f"{float(expected):.3f}"
+    assert f"{sim:+.2e}|{sim:>9.4f}" == f"{expected:+.2e}|{expected:>9.4f}"
+    with pytest.raises(TypeError, match="unsupported format"):  # arrays of values do not format
+        f"{batch:.3f}"
+
+
 def test_model_options_and_twin():
     model = VSA.create("BSDC", 256, backend="dask", seed=2, binding="cdt")
     twin = model.block_model()
@@ -199,6 +216,7 @@ def _tied_book(model, ref, n: int, seed: int):
     return host
 
 
+@pytest.mark.ordering
 @pytest.mark.parametrize("name", ["BSC", "MAP", "FHRR", "HRR", "BSDC-SEG"])
 @pytest.mark.parametrize("chunks", [1000, 97, 13])
 @pytest.mark.parametrize("k", [1, 5, 40])

@@ -515,6 +515,12 @@ def test_repr_and_kernel_names():
     fpe = FractionalPowerEncoder(model, 0.0, 1.0, kernel="Laplace", seed=3)
     assert fpe.kernel_name == "laplace" and "kernel='laplace'" in repr(fpe) and "seed=3" in repr(fpe)
     assert "dims=2" in repr(VectorFPE(model, 2, 0.0, 1.0, seed=1))
-    assert "moduli=(3, 5, 7)" in repr(ResidueEncoder(model, seed=1))
+    assert "moduli=(5, 7)" in repr(ResidueEncoder(model, (5, 7), seed=1))
+    assert "moduli" not in repr(ResidueEncoder(model, seed=1))  # the default is left out
+    assert repr(FractionalPowerEncoder(model, 0, 10, bandwidth=4, seed=1)) == (
+        f"FractionalPowerEncoder({model!r}, min_val=0, max_val=10, bandwidth=4, seed=1)"
+    )
+    periodic = FractionalPowerEncoder(model, 0, 10, kernel="periodic", period=5, clip=True, seed=1)
+    assert "kernel='periodic', period=5, clip=True, seed=1)" in repr(periodic)
     assert "levels=100" in repr(LevelEncoder(model, 0.0, 1.0, seed=1))
     assert "harmonics=[1, 2, 3]" in repr(PeriodicAngleEncoder(model, seed=1))

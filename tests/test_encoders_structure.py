@@ -353,6 +353,52 @@ def test_record_batches_nesting_backends_and_errors(backend):
         enc.encode_batch([["name", "ann"]])
 
 
+@pytest.mark.parametrize(("name", "kw"), ALL_MODELS, ids=MODEL_IDS)
+def test_record_batch_binds_each_distinct_pair_once_and_equals_encode(name, kw):
+    # repeated pairs, ragged lengths, a vector filler and many chunks: row i is encode(record i)
+    model = VSA.create(name, dim=256, backend="numpy", **kw)
+    enc = RecordEncoder(model, seed=4)
+    nested = enc.encode({"x": "y"})
+    records = [{"name": f"n{i % 7}", "city": f"c{i % 3}", **({"age": i} if i % 4 else {})} for i in range(90)]
+    records[5] = {"who": nested, "name": "n1"}
+    batch = enc.encode_batch(records)
+    assert batch.shape == (90, model.vector_length)
+    for i in (0, 1, 5, 50, 89):
+        assert close(model, batch[i], enc.encode(records[i])), i
+    codebook = RecordEncoder(model, roles=["name", "city"], fillers=["a", "b"], seed=4)
+    assert close(
+        model,
+        codebook.encode_batch([{"name": "a", "city": "b"}] * 3)[2],
+        codebook.encode({"name": "a", "city": "b"}),
+    )
+
+
+def test_record_decode_of_an_unknown_role_is_an_error():
+    model = VSA.create("MAP", dim=2000, backend="numpy")
+    enc = RecordEncoder(model, seed=1)
+    v = enc.encode({"name": "ann", "city": "oslo"})
+    for call in (lambda: enc.decode(v, "salary"), lambda: enc.unbind(v, "salary"),
+                 lambda: enc.decode_all(v, roles=["name", "salary"])):  # fmt: skip
+        with pytest.raises(ValueError, match=r"unknown role 'salary'.*'name', 'city'"):
+            call()
+    assert "salary" not in enc.roles  # not added to the table
+    assert enc.decode(v, "city")[0] == "oslo"
+    with pytest.raises(ValueError, match="none yet"):
+        RecordEncoder(model, seed=1).decode(v, "name")
+    declared = RecordEncoder(model, roles=["name", "city"], seed=1)  # a codebook of roles
+    with pytest.raises(ValueError, match="unknown role 'salary'"):
+        declared.decode(v, "salary")
+    assert declared.decode(v, "name", candidates=["ann", "bob"])[0] == "ann"
+
+
+def test_record_encode_of_several_records_points_to_encode_batch():
+    enc = RecordEncoder(VSA.create("MAP", dim=500, backend="numpy"), seed=1)
+    with pytest.raises(TypeError, match=r"one record.*encode_batch\(records\)"):
+        enc.encode([{"a": "b"}, {"a": "c"}])
+    with pytest.raises(TypeError, match=r"use encode\(record\)"):
+        enc.encode_batch({"a": "b"})
+
+
 # -- graphs -----------------------------------------------------------------------------------
 
 

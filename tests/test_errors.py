@@ -384,7 +384,9 @@ def test_arrays_of_another_backend(make_model, model_name, backend, op):
     model = make_model(model_name, dim=D)
     a = model.random(seed=2)
     pattern = all_of(r"model\.asarray", q(repr(backend)))
-    for x in _foreign_arrays(model).values():
+    for kind, x in _foreign_arrays(model).items():
+        if op == "to_numpy" and kind == "numpy":
+            continue  # on the host already: to_numpy returns it (test_to_numpy_takes_numpy_arrays...)
         with clear_error(TypeError, pattern):
             FOREIGN_OPS[op](model, a, x)
 
@@ -505,6 +507,61 @@ def test_to_numpy_of_another_backend_names_it(make_model, backend):
     model = make_model("FHRR", dim=D)
     with clear_error(TypeError, all_of("to_numpy", q(repr(backend)), q(NATIVE_TYPE_NAMES[backend]))):
         model.to_numpy([1.0, 2.0])
+    with clear_error(TypeError, all_of("to_numpy", "or a NumPy array", "float")):
+        model.to_numpy(1.5)
+
+
+def test_to_numpy_takes_numpy_arrays_on_every_backend(make_model, backend):
+    # on the host already (a decoder's result, an array from to_numpy): returned as it is
+    model = make_model("MAP", dim=D)
+    host = np.arange(6.0).reshape(2, 3)
+    assert model.to_numpy(host) is host
+    assert model.to_numpy(model.to_numpy(model.random(seed=1))).shape == (D,)
+    scalar = model.to_numpy(np.float32(0.5))
+    assert isinstance(scalar, np.ndarray) and scalar.shape == () and float(scalar) == 0.5
+
+
+@pytest.mark.skipif(not _installed("jax"), reason="jax not installed")
+def test_numpy_encoder_under_jax_jit_says_to_build_it_on_jax():
+    import jax
+    import jax.numpy as jnp
+
+    from holovec.encoders import FractionalPowerEncoder, LevelEncoder, VectorEncoder
+
+    model = VSA.create("FHRR", dim=D, backend="numpy")
+    x, rows = jnp.array([1.0, 2.0]), jnp.ones((2, 3))
+    cases = [
+        (FractionalPowerEncoder(model, 0, 10, seed=1), x),
+        (LevelEncoder(model, 0, 10, 8, seed=1), x),
+        (VectorEncoder(model, 3, seed=1), rows),
+    ]
+    traced = all_of(
+        "numpy backend", q("backend='numpy'"), "traced jax array", q("VSA.create(..., backend='jax')")
+    )
+    for encoder, values in cases:
+        with clear_error(TypeError, traced):  # closed over by the traced function
+            jax.jit(encoder.encode)(values)
+        with clear_error(TypeError, traced):  # an argument: passed through to its own checks
+            jax.jit(lambda enc, v: enc.encode(v))(encoder, values)
+        with clear_error(TypeError, traced):
+            jax.vmap(encoder.encode)(values)
+        # an eager jax array is read (converted to the encoder's NumPy arrays)
+        assert isinstance(encoder.encode(values), np.ndarray)
+
+
+@pytest.mark.skipif(not _installed("torch"), reason="torch not installed")
+def test_numpy_encoder_given_a_torch_tensor_it_cannot_read():
+    import torch
+
+    from holovec.encoders import FractionalPowerEncoder
+
+    encoder = FractionalPowerEncoder(VSA.create("FHRR", dim=D, backend="numpy"), 0, 10, seed=1)
+    pattern = all_of("numpy backend", "torch array", "requires grad", q("backend='torch'"))
+    with clear_error(TypeError, pattern):
+        encoder.encode(torch.tensor([1.0, 2.0], requires_grad=True))
+    with clear_error(TypeError, all_of("traced torch array", q("backend='torch'"))):
+        torch.func.vmap(encoder.encode)(torch.ones(3, 2))
+    assert isinstance(encoder.encode(torch.tensor([1.0, 2.0])), np.ndarray)
 
 
 # -- bundle ------------------------------------------------------------------------------------

@@ -438,6 +438,7 @@ def test_devices_that_do_not_exist_are_refused(backend):
 # -- item 13: scores do not depend on chunking; equal rows score alike -------------------------
 
 
+@pytest.mark.ordering
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
 def test_scores_independent_of_chunking(variant, backend):

@@ -59,6 +59,7 @@ def _curve(n=120):
     return X, np.sin(2 * X[:, 0]) + 0.1 * X[:, 0]
 
 
+@pytest.mark.ordering
 @pytest.mark.parametrize("name", list(CLASSIFIERS))
 def test_classifier_predictions_equal_on_every_backend(name, backend, iris):
     Xtr, Xte, ytr, yte = iris

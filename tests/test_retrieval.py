@@ -38,6 +38,7 @@ def reference_top_k(sims, k):
 
 
 # -- top-k search ---------------------------------------------------------------------------
+@pytest.mark.ordering
 @pytest.mark.parametrize("chunk", [None, 8])
 def test_search_equals_brute_force(make_model, spec, chunk):
     name, opts = spec
@@ -472,3 +473,13 @@ def test_assoc_store_round_trip(make_model, spec):
         AssocStore(model).fit(keys, Codebook.from_seed(model, ["a"], seed=3))
     with pytest.raises(ValueError, match="fit"):
         AssocStore(model).query("k1")
+
+
+def test_item_store_repr():
+    from holovec import VSA
+    from holovec.retrieval import Codebook, ItemStore
+
+    model = VSA.create("BSC", dim=2000)
+    assert repr(ItemStore(model)) == f"ItemStore({model!r}, not fitted)"
+    store = ItemStore(model, chunk_size=512).fit(Codebook.from_seed(model, ["a", "b", "c"], seed=1))
+    assert repr(store) == f"ItemStore({model!r}, 3 items, chunk_size=512)"

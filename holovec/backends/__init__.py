@@ -20,8 +20,10 @@ __all__ = [
     "DTYPE_KINDS",
     "Backend",
     "available_backends",
+    "backend_name_of",
     "dtype_name",
     "get_backend",
+    "register_static",
     "resolve_backend_name",
 ]
 
@@ -33,6 +35,21 @@ _BACKENDS = {
     "dask": ("dask_backend", "DaskBackend", "dask"),
 }
 _ALIASES = {"pytorch": "torch", "np": "numpy"}
+#: how to install each backend's framework, for the message where it is missing: PyTorch's
+#: CPU build, since on Linux the ``torch`` of the package index is the CUDA build (GBs)
+_INSTALL = {
+    "torch": (
+        "python -m pip install torch --index-url https://download.pytorch.org/whl/cpu for the "
+        "CPU build; for a GPU build see the README's set-up and pytorch.org"
+    ),
+    "jax": 'python -m pip install jax (for a GPU: "jax[cuda12]")',
+    "dask": 'python -m pip install "dask[array]" distributed',
+}
+
+#: the top-level module of each framework's array types -> the backend that holds them
+_BACKEND_OF_MODULE = {"numpy": "numpy", "torch": "torch", "jax": "jax", "jaxlib": "jax", "dask": "dask"}
+#: the classes registered as static data with JAX (a registration is made once per class)
+_JAX_STATIC_TYPES: set[type] = set()
 
 #: environment variable naming the default backend
 BACKEND_ENV_VAR = "HOLOVEC_BACKEND"
@@ -152,7 +169,29 @@ def get_backend(backend: str | Backend | None = None, device: Any = None) -> Bac
     if importlib.util.find_spec(package) is None:
         raise ValueError(
             f"backend {name!r} needs the {package!r} package, which is not installed; "
-            f"install it (pip install {package}) or use one of {available_backends()}"
+            f"install it ({_INSTALL.get(name, f'python -m pip install {package}')}) or use one of "
+            f"{available_backends()}"
         )
     module = importlib.import_module(f"{__name__}.{module_name}")
     return getattr(module, class_name)(device)
+
+
+def backend_name_of(x: Any) -> str | None:
+    """The backend whose framework made the array ``x`` (``"torch"`` for a tensor, ``"jax"``
+    for a JAX array or tracer, ...), from the module of its type, importing nothing; ``None``
+    for what no backend holds (lists, numbers, other libraries' objects)."""
+    return _BACKEND_OF_MODULE.get(type(x).__module__.partition(".")[0])
+
+
+def register_static(cls: type) -> None:
+    """Make the objects of ``cls`` (an encoder class, say) static data for ``jax.jit``: hashed
+    and passed through, not traced. Only where jax is imported already (this imports
+    nothing), and once per class. The JAX backend registers the classes of its encoders
+    through this; the encoders of other backends are registered too where jax is loaded, so
+    that one passed to ``jax.jit`` reaches its own input checks (which say that it belongs
+    to another backend) instead of failing in JAX with "not a valid JAX type"."""
+    jax = sys.modules.get("jax")
+    if cls in _JAX_STATIC_TYPES or jax is None or not hasattr(jax, "tree_util"):
+        return
+    jax.tree_util.register_static(cls)
+    _JAX_STATIC_TYPES.add(cls)

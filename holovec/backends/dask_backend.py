@@ -32,6 +32,24 @@ CHUNK_BYTES = 64 * 2**20
 _NUMPY = NumpyBackend()
 
 
+def _format_0d(self: da.Array, spec: str) -> str:
+    """``format(x, spec)`` of a dask array: a 0-d array (a similarity of two vectors, say) is
+    computed and formatted as its value, ``f"{sim:.3f}"``, as NumPy formats a 0-d array;
+    other arrays format as before (``str`` for an empty spec, else ``TypeError``)."""
+    if spec and self.ndim == 0:
+        return format(np.asarray(self.compute()), spec)
+    return object.__format__(self, spec)
+
+
+# DESIGN: the similarity of two vectors is a 0-d array of the backend that formats like a
+# float. Dask's arrays have no __format__ of their own (object's refuses every format spec),
+# and the 0-d results of operators and reductions are plain dask arrays, so the method is
+# given to dask's class, where dask has none: a 0-d array is computed when it is formatted
+# with a spec, as float(x) computes it. Arrays stay lazy until then, batches and graphs too.
+if da.Array.__format__ is object.__format__:
+    da.Array.__format__ = _format_0d
+
+
 def row_chunks(n_rows: int, row_bytes: int, chunk_bytes: int | None = None) -> tuple[int, ...]:
     """Chunk sizes along the rows: as many rows as fit ``chunk_bytes`` (default
     :data:`CHUNK_BYTES`) per chunk, at least one."""

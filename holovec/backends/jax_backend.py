@@ -13,7 +13,6 @@ import numpy as np
 from .base import Backend
 from .numpy_backend import numpy_philox_words
 
-_STATIC_TYPES: set[type] = set()
 #: the class of JAX's concrete arrays (jax.Array is an abstract base of it and of tracers)
 _ARRAY_IMPL = type(jnp.zeros(()))
 
@@ -288,9 +287,9 @@ class JaxBackend(Backend):
         return jax.lax.fori_loop(0, times, lambda _, s: fn(s), state)
 
     def register_static(self, cls: type) -> None:
-        if cls not in _STATIC_TYPES:
-            jax.tree_util.register_static(cls)
-            _STATIC_TYPES.add(cls)
+        from . import register_static
+
+        register_static(cls)  # one registry for every backend's classes (a class registers once)
 
     def is_traced(self, x: Any) -> bool:
         return isinstance(x, jax.core.Tracer)

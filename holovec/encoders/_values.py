@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_number
-from ..backends import DTYPE_KINDS, dtype_name, get_backend
+from ..backends import DTYPE_KINDS, backend_name_of, dtype_name, get_backend
 
 #: array classes whose values do not mean what a plain array's do (np.matrix, masked arrays)
 _REFUSED_ARRAYS = (np.matrix, np.ma.MaskedArray)
@@ -161,6 +161,31 @@ def _non_finite(name: str, source: np.ndarray, converted: np.ndarray, real: Any)
     )
 
 
+#: where each framework traces arrays whose values cannot be read
+_TRACES = {"jax": "jax.jit, jax.vmap or jax.grad", "torch": "torch.func or torch.compile"}
+
+
+def _foreign_input(backend: Any, framework: str, name: str, values: Any, exc: Exception) -> TypeError:
+    """The error for an array of another framework (``framework``, a backend name) that the
+    encoder's backend cannot convert: a placeholder of a trace, or an array on a device."""
+    try:  # the framework is loaded: it made the array
+        traced = bool(get_backend(framework, "cpu").is_traced(values))
+    except (ImportError, TypeError, ValueError, RuntimeError):
+        traced = False
+    if traced:
+        what = (
+            f"a traced {framework} array (inside {_TRACES.get(framework, 'a trace')}), which it cannot read"
+        )
+    else:
+        what = f"a {framework} array ({type(values).__name__}), which it cannot convert ({exc})"
+    return TypeError(
+        f"{name}: this encoder belongs to the {backend.name} backend (its model was made with "
+        f"backend={backend.name!r}) and was given {what}; build the encoder on a {framework} "
+        f"model, VSA.create(..., backend={framework!r}), to encode {framework} arrays"
+        + (" inside the trace" if traced else "")
+    )
+
+
 def check_values(
     backend: Any,
     values: Any,
@@ -182,11 +207,16 @@ def check_values(
     xp = backend.xp
     real = wide_float(backend)
     if not isinstance(values, (np.ndarray, np.generic, list, tuple)) and not backend.is_array(values):
-        if hasattr(values, "__dlpack__"):
+        framework = backend_name_of(values)
+        if framework is not None or hasattr(values, "__dlpack__"):
             try:  # another framework's array (a torch tensor given to a JAX encoder, ...)
                 values = backend.asarray(values)
             except (TypeError, ValueError, RuntimeError, BufferError) as exc:
-                raise _not_real(name, f"{type(values).__name__} that cannot be converted ({exc})") from None
+                if framework is None:
+                    raise _not_real(
+                        name, f"{type(values).__name__} that cannot be converted ({exc})"
+                    ) from None
+                raise _foreign_input(backend, framework, name, values, exc) from None
     if backend.is_array(values) and not isinstance(values, np.ndarray):
         _check_real_dtype(xp, values.dtype, name)
         array = values if values.dtype == real else xp.astype(values, real)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, ClassVar
 
+import numpy as np
+
+from ..backends import register_static
 from ..models.base import VSAModel
 from ..models.registry import model_class, model_names
 from ..random import check_seed
@@ -26,6 +30,9 @@ class Encoder:
 
     #: what :meth:`supports` asks of a model, in words (empty: nothing)
     requires: str = ""
+    #: for the repr: the attribute that holds an ``__init__`` parameter where its name is
+    #: another (``{"kernel": "kernel_name"}``); parameters held by no attribute are left out
+    _repr_attrs: ClassVar[dict[str, str | None]] = {}
 
     @classmethod
     def supports(cls, model: VSAModel | type[VSAModel]) -> bool:
@@ -49,6 +56,9 @@ class Encoder:
         self.model = model
         self._programs: dict = {}  # this encoder's compiled methods (JAX)
         model.backend.register_static(type(self))  # encoders may be passed to jax.jit
+        # and so may those of other backends where jax is loaded: then the encoder's own
+        # check of its input says that it belongs to another backend (not JAX, cryptically)
+        register_static(type(self))
         # unseeded encoders of a seeded model are reproducible too (DESIGN invariant 1),
         # and two of them still differ: each takes the model's next spawned seed
         self.seed = model.spawn_seed() if seed is None else check_seed(seed)
@@ -79,4 +89,61 @@ class Encoder:
         return state
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, seed={self.seed})"
+        """The class, the model and the parameters of ``__init__`` as this encoder holds
+        them: those without a default, those that differ from their default, and the seed
+        (which makes the encoder's vectors), e.g. ``FractionalPowerEncoder(FHRR(dim=10000,
+        ...), min_val=0, max_val=10, bandwidth=4, seed=1)``."""
+        return f"{type(self).__name__}({', '.join([repr(self.model), *self._repr_fields()])})"
+
+    def _repr_without_model(self) -> str:
+        """The repr within an encoder of the same model (a symbol table's, say)."""
+        return f"{type(self).__name__}({', '.join(self._repr_fields())})"
+
+    def _repr_fields(self) -> list[str]:
+        """``name=value`` of each parameter the repr shows (see :meth:`__repr__`), found from
+        the signature of ``__init__`` and the attributes of the same names (or
+        ``_repr_attrs``), so that every encoder, a user's too, has one without code of its own."""
+        fields = []
+        parameters = list(inspect.signature(type(self).__init__).parameters.values())[1:]
+        for p in parameters:
+            if p.name in ("model", "seed") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            attr = self._repr_attrs.get(p.name, p.name)
+            value = getattr(self, attr, _MISSING) if attr else _MISSING
+            if value is _MISSING or inspect.ismethod(value) or inspect.isfunction(value):
+                continue
+            if p.default is not p.empty:
+                if _is_default_symbols(value, p.default) or _show(value) == _show(p.default):
+                    continue
+            fields.append(f"{p.name}={_show(value)}")
+        return [*fields, f"seed={self.seed}"]
+
+
+_MISSING = object()
+#: the longest value a repr shows in full
+_SHOWN_CHARS = 60
+
+
+def _show(value: Any) -> str:
+    """A parameter's value for a repr: numbers as written (``4``, not ``4.0`` or
+    ``array([4.])``), arrays as lists, encoders and codebooks of the same model without it."""
+    if hasattr(value, "_repr_without_model"):
+        return value._repr_without_model()
+    if isinstance(value, np.ndarray):
+        return _show(value.reshape(-1)[0]) if value.size == 1 else _show(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):  # 4.0 as 4, where that is the same number
+        return f"{value:g}" if float(f"{value:g}") == value else repr(value)
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_show(v) for v in value)
+        text = f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    else:
+        text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+
+
+def _is_default_symbols(value: Any, default: Any) -> bool:
+    """Whether ``value`` is what the encoder made for a parameter left at ``None`` (a symbol
+    table of the encoder's seed, which marks itself ``_made_for_none``): the repr leaves it out."""
+    return default is None and getattr(value, "_made_for_none", False) is True

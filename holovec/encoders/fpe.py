@@ -25,7 +25,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -303,6 +303,8 @@ class FractionalPowerEncoder(_PhaseEncoder):
     5.0
     """
 
+    _repr_attrs: ClassVar[dict[str, str | None]] = {"kernel": "kernel_name", "period": "_period_given"}
+
     def __init__(
         self,
         model: VSAModel,
@@ -343,6 +345,7 @@ class FractionalPowerEncoder(_PhaseEncoder):
                 "be the period of kernel='periodic'; give a finite period"
             )
         self.period = value_range if period is None else per_axis(period, "period", k)
+        self._period_given = None if period is None else self.period  # for the repr
         if np.any(self.period <= 0):
             raise ValueError(f"period must be positive, got {period!r}")
         self._offset, self._scale = self.min_val, self.beta
@@ -395,17 +398,6 @@ class FractionalPowerEncoder(_PhaseEncoder):
 
     def _checked(self, values: Any, clip: bool) -> Any:
         return self._bounds_check(self._points(values), self.min_val, self.max_val, clip)
-
-    def __repr__(self) -> str:
-        def show(a: np.ndarray) -> str:
-            return f"{a[0]:g}" if self.dims is None else "(" + ", ".join(f"{v:g}" for v in a) + ")"
-
-        dims = "" if self.dims is None else f", dims={self.dims}"
-        return (
-            f"{type(self).__name__}(model={self.model!r}, min_val={show(self.min_val)}, "
-            f"max_val={show(self.max_val)}, bandwidth={show(self.bandwidth)}, "
-            f"kernel={self.kernel_name!r}{dims}, seed={self.seed})"
-        )
 
 
 class VectorFPE(FractionalPowerEncoder):
@@ -543,9 +535,3 @@ class PeriodicAngleEncoder(_PhaseEncoder):
                 "outside it"
             )
         return points
-
-    def __repr__(self) -> str:
-        return (
-            f"PeriodicAngleEncoder(model={self.model!r}, period={self.period:g}, "
-            f"harmonics={self.harmonics.tolist()}, seed={self.seed})"
-        )

@@ -278,6 +278,3 @@ class ResidueEncoder(Encoder):
         for j in range(len(digits) - 2, -1, -1):
             value = value * self.moduli[j] + digits[j]
         return value
-
-    def __repr__(self) -> str:
-        return f"ResidueEncoder(model={self.model!r}, moduli={self.moduli}, seed={self.seed})"

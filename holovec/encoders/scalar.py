@@ -129,12 +129,6 @@ class _LevelTable(Encoder):
         best = xp.argmax(model.similarity_matrix(vectors, self._table), axis=-1)
         return self._values_of(xp.astype(best, wide_float(self.backend)))
 
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(model={self.model!r}, min_val={self.min_val:g}, "
-            f"max_val={self.max_val:g}, levels={self.levels})"
-        )
-
 
 class LevelEncoder(_LevelTable):
     """Graded level codes: neighbouring levels similar, the two ends about orthogonal.

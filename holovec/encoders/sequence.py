@@ -11,7 +11,7 @@ otherwise).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -427,6 +427,8 @@ class TrajectoryEncoder(Encoder):
     >>> float(model.similarity(a, b)) > 0.5
     True
     """
+
+    _repr_attrs: ClassVar[dict[str, str | None]] = {"value_range": "ranges", "scalar": "scalar_kind"}
 
     def __init__(
         self,

@@ -167,10 +167,13 @@ class RecordEncoder(Encoder):
     ) -> Any:
         """The filler of ``role``: ``(label, similarity)`` for one record, a list of them
         for a batch ``(n, vector_length)``; the nearest of ``candidates`` (default:
-        every filler seen), all records in one similarity matrix."""
+        every filler seen), all records in one similarity matrix. ``role`` must be one the
+        encoder knows (one it has encoded, or one of the ``roles`` it was given): another is
+        a ``ValueError``, since unbinding it would give noise, and the nearest filler an
+        unrelated one."""
         records = check_vectors(self.model, records, "records")
-        book = decode_codebook(self.fillers, candidates, "fillers")
-        return book.cleanup(self.unbind(records, role))
+        noisy = self.unbind(records, role)  # an unknown role: a ValueError first
+        return decode_codebook(self.fillers, candidates, "fillers").cleanup(noisy)
 
     def decode_all(
         self,

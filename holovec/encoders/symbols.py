@@ -253,6 +253,10 @@ class SymbolCodebook:
     def __repr__(self) -> str:
         return f"SymbolCodebook({len(self)} labels, model={self.model!r})"
 
+    def _repr_without_model(self) -> str:
+        """The repr within an encoder of the same model."""
+        return f"SymbolCodebook({len(self)} labels)"
+
     def index(self, labels: Iterable[Any]) -> np.ndarray:
         """Row of each label (host int64 array); an unknown label is a ``ValueError``."""
         out = []
@@ -362,7 +366,9 @@ def resolve_symbols(
     """An encoder's ``symbols`` argument: a table or codebook of ``model``, a list of
     labels (a codebook), or None (a new table from ``seed``)."""
     if symbols is None:
-        return SymbolTable(model, seed, namespace=namespace)
+        table = SymbolTable(model, seed, namespace=namespace)
+        table._made_for_none = True  # the encoder's default (its repr leaves it out)
+        return table
     if isinstance(symbols, (SymbolTable, SymbolCodebook)):
         if symbols.model != model:
             raise ValueError("symbols must belong to the same model as the encoder")

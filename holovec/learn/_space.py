@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._fixed_order import pair_dots, rounding_margin
 from ..encoders._values import wide_float
 
 #: element kinds whose elements all have modulus 1 once lifted (see Space.row_length)
@@ -77,6 +78,29 @@ class Space:
         the time for full batches and 4x or more for small ones (measured), so scores
         carry that rounding (scikit-learn's subset-invariance check is an expected failure)."""
         return H @ M
+
+    def near_ties(self, scores: np.ndarray) -> np.ndarray:
+        """Rows of host ``scores`` ``(n, classes)`` (from :meth:`cosines`) whose best class
+        another one scores within rounding of: the matrix library's summation order could
+        pick either (see :func:`holovec._fixed_order.rounding_margin`)."""
+        margin = rounding_margin(self.width, self.dtype_name == "float64")
+        near = scores >= scores.max(axis=1, keepdims=True) - 2 * margin
+        return np.flatnonzero(near.sum(axis=1) > 1)
+
+    def canonical_cosines(self, H: Any, P: Any) -> np.ndarray:
+        """Host float64 cosines ``(n, classes)`` of rows ``H`` with prototypes ``P`` in the
+        canonical arithmetic of :mod:`holovec._fixed_order` (the same bits on every backend,
+        batch and thread count; 0 for an empty prototype): what decides a near tie."""
+        xp, backend = self.xp, self.backend
+        with backend.float64_scope():
+            right = xp.broadcast_to(P[None, :, :], (H.shape[0], *P.shape))
+            dots, squares_h, squares_p = (backend.to_numpy(a) for a in pair_dots(backend, H, right))
+        denominator = np.sqrt(squares_h) * np.sqrt(squares_p)
+        return np.where(denominator > 0, dots / np.where(denominator > 0, denominator, 1.0), 0.0)
+
+    @property
+    def dtype_name(self) -> str:
+        return "float64" if self.model.dtype_name in ("float64", "complex128") else "float32"
 
     def zeros(self, n_rows: int) -> Any:
         return self.xp.zeros((n_rows, self.width), dtype=self.dtype, device=self.model.device)

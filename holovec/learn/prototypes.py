@@ -162,9 +162,18 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class of highest score (ties: the first class)."""
+        """The class of highest score (ties: the first class). Where two classes score
+        within rounding of each other, the canonical cosines decide (the same on every
+        backend and machine for the same prototypes and encodings)."""
         check_is_fitted(self, "prototypes_")
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        X = self._check_input(X)
+        scores = self._scores(X)
+        best = np.argmax(scores, axis=1)
+        near = self.space_.near_ties(scores) if self.class_vectors_ is None else ()
+        if len(near):  # binarised prototypes score exactly (Hamming): no near ties
+            rows = self.space_.features(self.encoder_._encode(take_rows(X, near)))
+            best[near] = np.argmax(self.space_.canonical_cosines(rows, self.prototypes_), axis=1)
+        return self.classes_[best]
 
 
 class CentroidClassifier(PrototypeClassifier):

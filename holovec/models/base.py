@@ -514,13 +514,16 @@ class VSAModel(CompiledKernels, ModelProtocol, ABC, metaclass=ModelType):
 
     def to_numpy(self, x: Any) -> np.ndarray:
         """Any array of this model's backend (vectors, similarities, decoded values) as a
-        NumPy array on the host. Arrays of another framework raise ``TypeError``."""
-        if isinstance(x, np.generic) and self._backend.array_type is np.ndarray:
-            return np.asarray(x)  # NumPy's own scalars (e.g. a reduction's result)
+        NumPy array on the host; a NumPy array (or NumPy scalar) is returned as it is, whatever
+        the backend, since it is on the host already. Arrays of another framework, lists and
+        other objects raise ``TypeError``."""
+        if isinstance(x, (np.ndarray, np.generic)):
+            return np.asarray(x)  # on the host already (e.g. a decoder's or a reduction's result)
         if not isinstance(x, self._backend.array_type):
             raise TypeError(
                 f"to_numpy takes an array of this {self.name} model's backend {self.backend.name!r} "
-                f"({self._backend.array_type_name}), got {type(x).__module__}.{type(x).__name__}; "
+                f"({self._backend.array_type_name}) or a NumPy array, got "
+                f"{type(x).__module__}.{type(x).__name__}; "
                 "for another framework's array use that framework (or np.asarray), or move it to "
                 "this backend first with model.asarray(x)"
             )

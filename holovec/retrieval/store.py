@@ -243,7 +243,14 @@ def _search_part(
     if check_items:
         check_finite(model, items, items_name, first_row=first_row)
     return _search(
-        model, queries, items, k, chunk_size, check_items=False, name=name, items_name=items_name,
+        model,
+        queries,
+        items,
+        k,
+        chunk_size,
+        check_items=False,
+        name=name,
+        items_name=items_name,
         canonical=False,
     )
 
@@ -388,6 +395,11 @@ class ItemStore:
 
     def __len__(self) -> int:
         return 0 if self.codebook is None else len(self.codebook)
+
+    def __repr__(self) -> str:
+        items = "not fitted" if self.codebook is None else f"{len(self.codebook)} items"
+        chunk = "" if self.chunk_size is None else f", chunk_size={self.chunk_size}"
+        return f"ItemStore({self.model!r}, {items}{chunk})"
 
     def search(self, queries: Any, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``(similarities, indices)`` as NumPy arrays of shape ``(..., k)``, best first
