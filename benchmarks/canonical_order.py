@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> None:
         model = VSA.create(name, dim=dim)
         items, queries = model.random(n, seed=1), model.random(n_q, seed=2)
         index = SearchIndex(model, items)
-        full = best_time(partial(_search_index, model, queries, index, k, None), args.repeats)
-        fast = best_time(partial(_search_index, model, queries, index, k, None, canonical=False), args.repeats)
+        search = partial(_search_index, model, queries, index, k, None)
+        full = best_time(search, args.repeats)
+        fast = best_time(partial(search, canonical=False), args.repeats)
         bare = best_time(partial(hand_written, queries, items, k), args.repeats)
         case = f"{name} D={dim:,} items={n:,} queries={n_q:,} k={k}"
         print(

@@ -8,6 +8,7 @@ run the same way, and :func:`table_lines` is the table alone, which the docs' ta
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,24 @@ def _by_backend(rows: Iterable[Row]) -> dict[str, list[Row]]:
     return groups
 
 
+#: a cell that starts like this would open a list, a block quote, a doctest or a comment
+#: inside its list-table cell: a bullet (``-``, ``+``, ``*``), an enumerator (``1.``, ``a)``,
+#: ``(iv)``, ``#.``), ``>`` or ``..``
+_RST_BLOCK_START = re.compile(r"^(?:[-+*\u2022\u2023\u2043>]|\.\.|\(?[0-9A-Za-z#]+[.)](?:\s|$))")
+#: characters of inline markup (emphasis, literals, roles, references, substitutions)
+_RST_INLINE = re.compile(r"([\\`*_|])")
+
+
+def rst_cell(text: str) -> str:
+    """``text`` as a list-table cell that shows it verbatim: inline markup characters
+    escaped, and a backslash before a start that would open a block (``-`` alone was an
+    empty bullet list, ``+ more`` a bullet). An empty cell stays empty."""
+    text = _RST_INLINE.sub(r"\\\1", " ".join(text.split()))
+    if _RST_BLOCK_START.match(text):
+        text = "\\" + text
+    return text[:-1] + "\\:" if text.endswith("::") else text
+
+
 def table_lines(columns: Sequence[Column], rows: Iterable[Row], style: str = "text") -> list[str]:
     """The rows' table with these columns (see :func:`format_table`)."""
     rows = list(rows)
@@ -55,7 +74,8 @@ def format_table(
 ) -> list[str]:
     """A table of cells; ``text[i]``: column ``i`` is text (aligned left), else numbers
     (aligned right). ``text``: padded columns, repeated values of the first column blanked;
-    ``markdown``; ``rst``: a list-table."""
+    ``markdown``; ``rst``: a list-table whose cells show their text verbatim
+    (:func:`rst_cell`)."""
     header, body = list(header), [list(line) for line in body]
     if style == "markdown":
         align = "|" + "|".join(":---" if t else "---:" for t in text) + "|"
@@ -63,8 +83,9 @@ def format_table(
     if style == "rst":
         out = [".. list-table::", "   :header-rows: 1", ""]
         for line in [header, *body]:
-            out.append(f"   * - {line[0]}")
-            out += [f"     - {cell}" for cell in line[1:]]
+            first, *rest = (rst_cell(cell) for cell in line)
+            out.append(f"   * - {first}".rstrip())
+            out += [f"     - {cell}".rstrip() for cell in rest]
         return [*out, ""]
     if style != "text":
         raise ValueError(f"unknown table style {style!r}: text, markdown or rst")

@@ -8,6 +8,7 @@ docstrings. ``sphinx-build -W -b html docs docs/_build/html`` builds it offline.
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -31,15 +32,99 @@ extensions = [
     "benchmark_tables",
 ]
 
-exclude_patterns = ["_build", "_inventories", "_ext", "examples/*.ipynb", "examples/*.py"]
+# sphinx-gallery's "Computation times" pages (sg_execution_times.rst, one per gallery and
+# one for all) are not written (``write_computation_times`` below): they list how long each
+# tutorial took on the machine that built the pages, which serves no reader, and style
+# their table with CSS and scripts from CDNs (unstyled offline). Excluded too, so that
+# copies left in the tree by an older build are not built.
+exclude_patterns = [
+    "_build",
+    "_inventories",
+    "_ext",
+    "examples/*.ipynb",
+    "examples/*.py",
+    "sg_execution_times.rst",
+    "examples/sg_execution_times.rst",
+]
 html_theme = "furo"
 html_title = "holovec"
 html_math_renderer = "mathml"
+# docs/_static/holovec.css: wide tables (the learners' benchmark) scroll within their box
+html_static_path = ["_static"]
+html_css_files = ["holovec.css"]
 
 # -- API reference ---------------------------------------------------------------------------
 autodoc_typehints = "description"
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "show-inheritance": True}
+
+#: the modules whose classes the API reference documents: a class is public when one of
+#: them exports it (``__all__``; the protocol module: its names without an underscore)
+DOCUMENTED_MODULES = (
+    "holovec",
+    "holovec.models",
+    "holovec.encoders",
+    "holovec.retrieval",
+    "holovec.backends",
+    "holovec.random",
+    "holovec.learn",
+    "holovec.testing",
+    "holovec.models.protocol",
+)
+
+
+@functools.cache
+def _documented_classes() -> frozenset[type]:
+    import importlib
+    import inspect
+
+    found = set()
+    for name in DOCUMENTED_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # holovec.learn without scikit-learn
+            continue
+        names = getattr(module, "__all__", None)
+        if names is None:
+            names = [n for n, v in vars(module).items() if inspect.isclass(v) and v.__module__ == name]
+        found.update(v for n in names if not n.startswith("_") and inspect.isclass(v := getattr(module, n)))
+    return frozenset(found)
+
+
+def public_bases(bases: list, documented: frozenset[type]) -> list:
+    """``bases`` as the API reference shows them: a private base (a name with a leading
+    underscore, or a holovec class that no documented module exports, such as the
+    learners' ``_Retraining``) is replaced by its own bases, recursively; ``object`` only
+    when nothing else is left."""
+    shown: list = []
+
+    def add(cls: object) -> None:
+        if cls is object:
+            return
+        name = getattr(cls, "__name__", "")
+        private = isinstance(cls, type) and (
+            name.startswith("_")
+            or (cls.__module__.split(".")[0] == "holovec" and cls not in documented)
+        )
+        if private:
+            for base in cls.__bases__:
+                add(base)
+        elif cls not in shown:
+            shown.append(cls)
+
+    for base in bases:
+        add(base)
+    # a base that another shown base derives from says nothing more
+    shown = [
+        b
+        for b in shown
+        if not any(o is not b and isinstance(o, type) and isinstance(b, type) and issubclass(o, b) for o in shown)
+    ]
+    return shown or [object]
+
+
+def _show_public_bases(app, name, obj, options, bases) -> None:
+    bases[:] = public_bases(bases, _documented_classes())
 autosummary_generate = True
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
@@ -65,6 +150,7 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "min_reported_time": 1e9,  # no per-example timing lines (they vary from build to build)
     "show_memory": False,
+    "write_computation_times": False,  # no sg_execution_times pages (see exclude_patterns)
 }
 
 # -- .. plot:: blocks ------------------------------------------------------------------------
@@ -73,3 +159,7 @@ plot_html_show_source_link = False
 plot_html_show_formats = False
 plot_formats = [("png", 110)]
 plot_rcparams = {"figure.figsize": (6.0, 3.2), "figure.autolayout": True}
+
+
+def setup(app):
+    app.connect("autodoc-process-bases", _show_public_bases)

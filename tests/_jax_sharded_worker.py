@@ -172,10 +172,10 @@ def check_no_score_matrix() -> str:
     gathers = re.findall(r"= (\w+\[[\d,]*\])[^\n]*? all-gather\(", text)
     assert gathers, "no all-gather in the compiled program"
     # every device sends its 10 queries' candidates: the top 5 and the few more that the
-    # canonical order checks (holovec.retrieval._refine): gathered (4, 10, 9)
+    # canonical order checks (holovec.retrieval._refine), at most its 12 items: (4, 10, 12)
     from holovec.retrieval._refine import _first_candidates
 
-    kk = _first_candidates(5, 48)
+    kk = min(_first_candidates(5, 48), 48 // 4)  # at most a device's 12 items
     assert all(g.endswith(f"[4,10,{kk}]") for g in gathers), gathers
     # no value of the score matrix's shape (10 queries x 48 items) anywhere
     assert not re.search(r"\[10,48\]", text), "a full score matrix (10, 48) in the compiled program"

@@ -183,3 +183,14 @@ def test_results_of_format_1_are_read_with_their_numbers():
     assert {r["key"] for r in search} == {"search-1000x100000"}
     assert all(r["times"] == {"holovec": timing, "baseline": timing} for r in search)
     assert search[0]["peak_bytes"] == {"holovec": 7, "baseline": 9}
+
+
+def test_canonical_order_benchmark_quick_run(capsys):
+    """The cost of the canonical order is printed for every case, next to its baselines."""
+    from benchmarks import canonical_order
+
+    canonical_order.main(["--quick", "--repeats", "1"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "fast only" in lines[0] and "hand-written" in lines[0]
+    assert len(lines) == 1 + len(canonical_order.QUICK)
+    assert all(line.rstrip().endswith("x") for line in lines[1:])

@@ -9,6 +9,7 @@ import contextlib
 import html
 import importlib.util
 import io
+import json
 import os
 import re
 import subprocess
@@ -43,6 +44,9 @@ _MARKER_CLASSES = {
 #: (a CSS ``::before``) unless the box carries this escape-hatch class
 FURO_TOC_ESCAPE = "this-will-duplicate-information-and-it-is-still-useful-here"
 _CLASS_ATTR = re.compile(r'<(\w+)\b[^>]*?\sclass="([^"]*)"')
+#: a table cell whose content starts with a list: a cell "-" or "+ more" in a list-table
+#: became a bullet list (an empty bullet, or a stray one before the text)
+_CELL_OPENS_LIST = re.compile(r"<t[dh]\b[^>]*>\s*<(?:ul|ol)\b.*?</t[dh]>", re.S)
 _MESSAGE_LEVEL = re.compile(r"\b(?:WARNING|ERROR|SEVERE|CRITICAL)/[1-4]\b")  # "System Message: ERROR/3"
 _TAG = re.compile(r"<[^>]*>")
 
@@ -64,6 +68,10 @@ def html_problems(page: str) -> list[str]:
         if what:
             start = page.find(">", m.end()) + 1
             found.append(f"{what}: {_text(page[start : start + 800])[:160]}")
+    found += [
+        f"a table cell that starts with a bullet or number list: {_text(m.group(0))[:160]!r}"
+        for m in _CELL_OPENS_LIST.finditer(page)
+    ]
     text = _text(re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", page))
     found += [f"docutils message {text[m.start() : m.start() + 160]}" for m in _MESSAGE_LEVEL.finditer(text)]
     return found
@@ -151,6 +159,11 @@ def test_page_checks_catch_what_sphinx_and_furo_show(tmp_path):
 
             Maths :math:`a \otimes b` and :math:`\nosuchcommand x`.
 
+            .. list-table::
+
+               * - -
+                 - + more
+
             .. nosuchdirective::
             """
         ),
@@ -194,6 +207,7 @@ def test_page_checks_catch_what_sphinx_and_furo_show(tmp_path):
     )
     assert any(p.startswith("problematic") and "nosuchcommand" in p for p in found), found
     assert any(p.startswith("docutils message ERROR/3") for p in found), found
+    assert sum(p.startswith("a table cell that starts with a bullet") for p in found) == 2, found
     clean = (out / "clean.html").read_text(encoding="utf-8")
     assert html_problems(clean) == []
     assert clean.count("<math ") == 2 and "<mtable" in clean and "\\oslash" not in clean
@@ -302,3 +316,217 @@ def test_docs_build_without_warnings_and_cover_the_api(tmp_path):
     assert (out / "examples" / "index.html").exists()
     guide = (out / "user-guide" / "backends-and-performance.html").read_text(encoding="utf-8")
     assert "Measured on:" in guide and re.search(r"\d+(\.\d+)? (ms|µs|s)<", guide)
+    check_measurement_lines(out)
+    check_no_network_assets(out)
+    check_api_bases_are_public(out, documented)
+    # the learners' table, wider than the text column, scrolls in its own box (holovec.css)
+    learning = (out / "user-guide" / "learning-from-data.html").read_text(encoding="utf-8")
+    assert re.search(r'<div class="table-wrapper[^"]*\bwide-table\b', learning), "no wide-table wrapper"
+    css = (out / "_static" / "holovec.css").read_text(encoding="utf-8")
+    assert re.search(r"\.table-wrapper\.wide-table\s*\{[^}]*overflow-x:\s*auto", css)
+    assert "holovec.css" in learning
+
+
+def check_measurement_lines(out: Path) -> None:
+    """The "Measured on:" lines say plainly what was measured: no ``+dirty`` suffix of a
+    commit, no empty ``(devices: )``."""
+    for page in sorted(out.rglob("*.html")):
+        text = _text(page.read_text(encoding="utf-8"))
+        for wrong in ("+dirty", "(devices: )"):
+            assert wrong not in text, f"{page.relative_to(out)} shows {wrong!r}"
+
+
+def check_no_network_assets(out: Path) -> None:
+    """No page loads a stylesheet or script from the network: offline, such a page is
+    unstyled (sphinx-gallery's "Computation times" pages took theirs from CDNs)."""
+    external = [
+        f"{page.relative_to(out)}: {url}"
+        for page in sorted(out.rglob("*.html"))
+        for url in re.findall(
+            r'<(?:script|link)\b[^>]*\b(?:src|href)="((?:https?:)?//[^"]*)"', page.read_text(encoding="utf-8")
+        )
+    ]
+    assert not external, f"pages load CSS or scripts from the network: {external}"
+    assert not list(out.rglob("sg_execution_times.html"))
+
+
+def check_api_bases_are_public(out: Path, documented: set[str]) -> None:
+    """The API pages' "Bases:" lines name public classes only: a holovec base that has no
+    API entry (such as the learners' ``_Retraining``) is not shown."""
+    import inspect
+
+    holovec_classes = {
+        name
+        for module_name, module in list(sys.modules.items())
+        if module_name.split(".")[0] == "holovec" and module is not None
+        for name, value in vars(module).items()
+        if inspect.isclass(value) and value.__module__.split(".")[0] == "holovec"
+    }
+    documented_names = {name.rsplit(".", 1)[-1] for name in documented}
+    shown = []
+    for page in sorted((out / "api").rglob("*.html")):
+        for bases in re.findall(r"Bases: (.*?)</p>", page.read_text(encoding="utf-8"), re.S):
+            for name in re.findall(r'<span class="pre">([^<]+)</span>', bases):
+                name = name.rsplit(".", 1)[-1]
+                if name.startswith("_") or (name in holovec_classes and name not in documented_names):
+                    shown.append(f"{page.relative_to(out)}: {name}")
+    assert not shown, f"API pages show private bases: {shown}"
+
+
+def _ext_module(name: str):
+    sys.path[:0] = [str(DOCS / "_ext"), str(ROOT)]
+    try:
+        return importlib.import_module(name)
+    finally:
+        del sys.path[:2]
+
+
+def test_rst_table_cells_show_their_text():
+    """The docs' benchmark tables are list-tables of the benchmark's cells: a cell "-"
+    (nothing measured) was an empty bullet, "+ more" a bullet, "a_b_" a reference; every
+    cell must read as its text and open no list."""
+    docutils_core = pytest.importorskip("docutils.core")
+    from docutils import nodes
+
+    from benchmarks.tables import format_table
+
+    cells = ["-", "", "+ more", "1. first", "a) b", "* star", "> quote", ".. comment", "a_b_", "`x`", "|s|", "x::"]
+    rst = "\n".join(format_table(["h"] * len(cells), [cells], [True] * len(cells), "rst"))
+    doctree = docutils_core.publish_doctree(rst, settings_overrides={"report_level": 5})
+    assert not list(doctree.findall(nodes.system_message)), rst
+    assert not list(doctree.findall(nodes.bullet_list)) and not list(doctree.findall(nodes.enumerated_list)), rst
+    assert not list(doctree.findall(nodes.comment)) and not list(doctree.findall(nodes.block_quote)), rst
+    rows = list(doctree.findall(nodes.row))
+    assert [entry.astext() for entry in rows[1].findall(nodes.entry)] == cells
+
+
+def test_measured_on_line_says_plainly_what_was_measured():
+    pytest.importorskip("sphinx")
+    machine_line = _ext_module("benchmark_tables").machine_line
+    base = {"cpu": "AMD EPYC", "usable_cores": 2, "memory_gib": 24, "os": "Linux", "python": "3.11",
+            "holovec": "0.1.0", "numpy": "2.4", "blas": "openblas", "jax": "0.10.2"}  # fmt: skip
+    dirty = machine_line({**base, "git_commit": "b334171+dirty"})
+    assert "+dirty" not in dirty and "uncommitted changes on top of git b334171" in dirty
+    assert dirty.endswith("JAX 0.10.2.")  # no devices recorded: no "(devices: )"
+    clean = machine_line({**base, "git_commit": "87dc7d5", "jax_devices": ["cpu:0"]})
+    assert "holovec 0.1.0 (git 87dc7d5)" in clean and "JAX 0.10.2 (devices: cpu:0)" in clean
+    assert "commit not recorded" in machine_line(base)
+
+
+def test_benchmark_tables_of_the_docs_open_no_list():
+    """Every table the docs draw from docs/_data: no cell opens a list (the retrieval
+    table's empty "peak memory" cell did)."""
+    pytest.importorskip("sphinx")
+    docutils_core = pytest.importorskip("docutils.core")
+    from docutils import nodes
+
+    ext = _ext_module("benchmark_tables")
+    from benchmarks.results import load
+
+    tables = []
+    for name in ("ops", "retrieval"):
+        _, rows = load(DOCS / "_data" / f"benchmark-{name}.json")
+        for section in dict.fromkeys(r.section for r in rows):
+            tables.append(ext.table_rst(ext.select(rows, section), section))
+    learn = json.loads((DOCS / "_data" / "benchmark-learn.json").read_text(encoding="utf-8"))
+    tables.append(ext.learn_rst([r for r in learn["rows"] if r.get("section") == "learn"]))
+    for rst in tables:
+        doctree = docutils_core.publish_doctree("\n".join(rst), settings_overrides={"report_level": 5})
+        assert not list(doctree.findall(nodes.system_message))
+        for entry in doctree.findall(nodes.entry):
+            assert not list(entry.findall(nodes.bullet_list)), entry.astext()
+            assert not list(entry.findall(nodes.enumerated_list)), entry.astext()
+
+
+def _numpydoc_parameters(doc: str) -> dict[str, str]:
+    """``name: description`` of a NumPy-style docstring's Parameters section (names given
+    together, ``a, b : type``, share their description)."""
+    import inspect
+
+    lines = inspect.cleandoc(doc).splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Parameters"), None)
+    if start is None or not lines[start + 1].strip().startswith("---"):
+        return {}
+    found: dict[str, str] = {}
+    names: list[str] = []
+    for line in lines[start + 2 :]:
+        if line.strip() and not line.startswith(" "):
+            if re.fullmatch(r"-+", line.strip()) or " : " not in line and not line.rstrip().endswith(" :"):
+                break  # the next section's underline, or its title
+            names = [n.strip() for n in line.split(" :")[0].split(",")]
+            found.update(dict.fromkeys(names, ""))
+        elif line.strip():
+            for name in names:
+                found[name] = (found[name] + " " + line.strip()).strip()
+    return found
+
+
+def test_public_estimators_document_every_parameter():
+    """Every public estimator of holovec.learn has a Parameters section describing each of
+    its ``__init__`` parameters (AdaptHDClassifier's said only "those of
+    CentroidClassifier, plus ...", so the API page listed them without descriptions)."""
+    pytest.importorskip("sklearn")
+    import inspect
+
+    import holovec.learn as learn
+
+    missing = []
+    for name in learn.__all__:
+        cls = getattr(learn, name)
+        if not inspect.isclass(cls):
+            continue
+        documented = _numpydoc_parameters(cls.__doc__ or "")
+        for param in list(inspect.signature(cls.__init__).parameters)[1:]:
+            if not documented.get(param):
+                missing.append(f"{name}.{param}")
+    assert not missing, f"parameters without a description in the class docstring: {missing}"
+
+
+def test_public_bases_hide_private_classes():
+    pytest.importorskip("sklearn")
+    spec = importlib.util.spec_from_file_location("holovec_docs_conf", DOCS / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(conf)
+    finally:
+        sys.path[:] = saved
+    import holovec.learn as learn
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+
+    documented = conf._documented_classes()
+    shown = conf.public_bases(list(learn.AdaptHDClassifier.__bases__), documented)
+    assert shown == [ClassifierMixin, BaseEstimator], shown
+    assert conf.public_bases(list(learn.NeuralHDClassifier.__bases__), documented) == [learn.AdaptHDClassifier]
+    assert conf.public_bases(list(learn.RidgeHDRegressor.__bases__), documented) == [RegressorMixin, BaseEstimator]
+
+
+def test_theory_pages_print_no_raw_dicts():
+    """The theory pages' examples print readable lines, not Python dicts (``HRR
+    {'unitary': True} 1.0``)."""
+    import doctest
+
+    parser = doctest.DocTestParser()
+    printed = [
+        f"{page.name}: {line}"
+        for page in sorted((DOCS / "theory").glob("*.rst"))
+        for example in parser.get_examples(page.read_text(encoding="utf-8"))
+        for line in example.want.splitlines()
+        if re.search(r"\{\}|\{'[^']*':", line)
+    ]
+    assert not printed, f"theory pages print raw dicts: {printed}"
+
+
+def test_guide_names_the_commit_of_its_benchmark_file():
+    """The backends guide says which commit its ops tables were measured at, and why
+    their JAX latency rows differ from the eager-JAX table: that commit must be the one
+    the file records (rerunning the benchmark makes the note stale)."""
+    machine = json.loads((DOCS / "_data" / "benchmark-ops.json").read_text(encoding="utf-8"))["machine"]
+    text = " ".join(GUIDE.read_text(encoding="utf-8").split())
+    named = re.search(r"The run in ``docs/_data/benchmark-ops.json`` is of commit (\w+)\.", text)
+    assert named, "the guide no longer says which commit the ops file was measured at"
+    assert machine["git_commit"] == named.group(1), (
+        f"the guide says the ops file is of commit {named.group(1)}, the file records "
+        f"{machine['git_commit']}: update the note under the FHRR table"
+    )
+    assert "same machine and commit" not in text

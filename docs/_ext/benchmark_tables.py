@@ -46,7 +46,7 @@ from benchmarks.columns import (
 )
 from benchmarks.results import load, row_from_json
 from benchmarks.rows import Row
-from benchmarks.tables import format_table, table_lines
+from benchmarks.tables import format_table, rst_cell, table_lines
 
 #: each section's columns in the docs (the benchmark's own cells, under the docs' headers)
 COLUMNS: dict[str, tuple[Column, ...]] = {
@@ -114,6 +114,25 @@ def pivot_rst(rows: list[Row], backends: list[str] | None = None) -> list[str]:
     return format_table(["operation", *columns], body, [True] + [False] * len(columns), "rst")
 
 
+#: a table of more columns than this is marked ``wide-table``: docs/_static/holovec.css keeps
+#: it in a box that scrolls both ways, with its scrollbar on screen
+WIDE_COLUMNS = 7
+
+
+def render(directive: SphinxDirective, rst: list[str]) -> list[nodes.Node]:
+    """The nodes of ``rst`` (the directive's tables and lines); every table is marked
+    ``benchmark-table``, and a wide one ``wide-table``."""
+    container = nodes.container()
+    directive.state.nested_parse(
+        StringList(rst, source=directive.arguments[0]), directive.content_offset, container
+    )
+    for table in container.findall(nodes.table):
+        table["classes"].append("benchmark-table")
+        if len(list(table.findall(nodes.colspec))) >= WIDE_COLUMNS:
+            table["classes"].append("wide-table")
+    return container.children
+
+
 class _JsonDirective(SphinxDirective):
     required_arguments = 1
 
@@ -126,9 +145,7 @@ class _JsonDirective(SphinxDirective):
             raise self.error(f"cannot read benchmark results {self.arguments[0]}: {err}") from err
 
     def _render(self, rst: list[str]) -> list[nodes.Node]:
-        container = nodes.container()
-        self.state.nested_parse(StringList(rst, source=self.arguments[0]), self.content_offset, container)
-        return container.children
+        return render(self, rst)
 
 
 class BenchmarkTable(_JsonDirective):
@@ -159,7 +176,24 @@ class BenchmarkMachine(_JsonDirective):
     """One paragraph: the machine and software the results file records."""
 
     def run(self) -> list[nodes.Node]:
-        return self._render([machine_line(self._load()[0].get("machine", {})), ""])
+        return self._render([rst_cell(machine_line(self._load()[0].get("machine", {}))), ""])
+
+
+def source_line(m: dict[str, Any]) -> str:
+    """holovec's version and the commit it was measured at, as a reader needs it: the
+    commit alone for a clean working tree; for a tree with uncommitted changes (the
+    benchmark records ``<commit>+dirty``) a plain statement that the code was not that
+    commit's."""
+    version = f"holovec {m.get('holovec', '?')}"
+    commit = str(m.get("git_commit") or "").strip()
+    if not commit:
+        return f"{version} (commit not recorded)"
+    base, plus, state = commit.partition("+")
+    if not plus:
+        return f"{version} (git {base})"
+    if state == "dirty":
+        return f"{version} (uncommitted changes on top of git {base}, not that commit itself)"
+    return f"{version} (git {base}, {state})"
 
 
 def machine_line(m: dict[str, Any]) -> str:
@@ -167,13 +201,14 @@ def machine_line(m: dict[str, Any]) -> str:
     parts = [
         f"{m.get('cpu', 'unknown CPU')}, {m.get('usable_cores', '?')} cores, "
         f"{m.get('memory_gib', 0):.0f} GiB RAM, {m.get('os', '')}",
-        f"Python {m.get('python')}, holovec {m.get('holovec')} (git {m.get('git_commit')}), "
-        f"NumPy {m.get('numpy')} ({m.get('blas')})",
+        f"Python {m.get('python')}, {source_line(m)}, NumPy {m.get('numpy')} ({m.get('blas')})",
     ]
     if m.get("torch"):
         parts.append(f"PyTorch {m['torch']} ({m.get('torch_threads')} threads)")
     if m.get("jax"):
-        parts.append(f"JAX {m['jax']} (devices: {', '.join(m.get('jax_devices') or [])})")
+        devices = ", ".join(str(d) for d in m.get("jax_devices") or ())
+        # the run records JAX's devices only where it had imported JAX
+        parts.append(f"JAX {m['jax']}" + (f" (devices: {devices})" if devices else ""))
     busy = m.get("other_cores_busy")
     if busy is not None:
         parts.append(f"other processes kept {busy:.2f} cores busy during the run")
@@ -292,8 +327,6 @@ def learn_rst(items: list[dict[str, Any]], backends: list[str] | None = None) ->
             title = f"Backend: {backend}"
             records = [_learn_cells(i) for i in part]
             table = records_rst(records, list(records[0]))
-        # a cell "-" (nothing measured) would read as an empty bullet list: escape it
-        table = [line[:-1] + "\\-" if line.endswith("- -") else line for line in table]
         lines += [f"**{title}**", "", *table, ""]
     return lines
 
@@ -324,7 +357,7 @@ class LearnBenchmarkTable(SphinxDirective):
             raise self.error(f"cannot read benchmark results {self.arguments[0]}: {err}") from err
         lines: list[str] = []
         if isinstance(data, dict) and isinstance(data.get("machine"), dict):
-            lines += [machine_line(data["machine"]), ""]
+            lines += [rst_cell(machine_line(data["machine"])), ""]
         if isinstance(data, dict) and "format" in data and isinstance(data.get("rows"), list):
             _, rows = load(path)  # this benchmark's own format: its cells, section by section
             backends = _split(self.options.get("backends"))
@@ -345,9 +378,7 @@ class LearnBenchmarkTable(SphinxDirective):
         return self._render(lines)
 
     def _render(self, rst: list[str]) -> list[nodes.Node]:
-        container = nodes.container()
-        self.state.nested_parse(StringList(rst, source=self.arguments[0]), self.content_offset, container)
-        return container.children
+        return render(self, rst)
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -342,6 +342,14 @@ class Backend(ABC):
         :mod:`holovec._fixed_order` are computed in it."""
         return contextlib.nullcontext()
 
+    def small_products(self, flops: float) -> contextlib.AbstractContextManager:
+        """A context for a loop of matrix products of about ``flops`` operations each (a
+        resonator's iterations, a learner's minibatches): where such products are too small
+        to gain from several BLAS threads, the backend runs them on one, so that threads do
+        not spin against each other, and against other processes, between products. A no-op
+        by default (frameworks that schedule their own threads)."""
+        return contextlib.nullcontext()
+
     def fence(self, x: Any) -> Any:
         """``x`` itself, computed before whatever uses it: a compiler may not fuse its
         producer into its consumers (a product and a sum into one fused multiply-add, which

@@ -45,8 +45,36 @@ def _thread_pool() -> ThreadPoolExecutor:
     return _POOL
 
 
+#: products below this many operations run on one BLAS thread in a loop of them (measured:
+#: examples/resonator_scene.py, MAP D=2,000, with another process keeping one of 2 cores
+#: busy: 6.0 s with OpenBLAS's default threads, 2.3 s with one)
+SMALL_PRODUCT_FLOPS = 2**27
+
+_BLAS: Any = None
+
+
+def _blas_controller() -> Any:
+    """threadpoolctl's controller of the BLAS libraries loaded in this process (made once:
+    it inspects the loaded libraries), or ``None`` where threadpoolctl is not installed."""
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _BLAS = False
+        else:
+            _BLAS = ThreadpoolController()
+    return _BLAS or None
+
+
 class NumpyBackend(Backend):
     """NumPy arrays on the host CPU."""
+
+    def small_products(self, flops: float) -> Any:
+        controller = _blas_controller() if flops < SMALL_PRODUCT_FLOPS else None
+        if controller is None:
+            return super().small_products(flops)
+        return controller.limit(limits=1, user_api="blas")
 
     name = "numpy"
     fast_packed_hamming = True

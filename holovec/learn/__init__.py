@@ -10,8 +10,8 @@ encoder), and runs on the model's backend and device in minibatches. Needs sciki
 holovec                    what it learns                                         torchhd
 =========================  =====================================================  ==================
 ``CentroidClassifier``     class prototypes bundled in one pass                   ``Centroid``/``Vanilla``
-``AdaptHDClassifier``      + perceptron-style retraining on mistakes              ``AdaptHD``
-``OnlineHDClassifier``     + similarity-weighted updates                          ``OnlineHD``
+``AdaptHDClassifier``      centroid, then perceptron-style retraining on mistakes ``AdaptHD``
+``OnlineHDClassifier``     similarity-weighted single pass, then retraining       ``OnlineHD``
 ``NeuralHDClassifier``     AdaptHD + regeneration of the least useful dimensions  ``NeuralHD``
 ``RidgeHDClassifier``      ridge read-out of the encodings (closed form)          ``IntRVFL``
 ``RidgeHDRegressor``       ridge regression on the encodings

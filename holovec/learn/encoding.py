@@ -56,6 +56,8 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     dim : int or None, default None
         Dimension of the hypervectors: 10000, or for ``"precomputed"`` the width of ``X``.
     encoding : {"sinusoid", "projection", "precomputed"}, default "sinusoid"
+        How numeric features become hypervectors: a seeded nonlinear random projection,
+        a linear one, or none (``X`` holds the model's vectors already).
     bandwidth : float or "scale", default "scale"
         How fast the sinusoid encoding (and the FHRR phases) turn with the input:
         ``"scale"`` is ``1 / sqrt(n_features)``, so that on standardised features the

@@ -61,7 +61,11 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
             )
         t = class_indices(y, self.classes_)
         self.prototypes_ = self.space_.zeros(len(self.classes_))
-        self._train(X, t)
+        # minibatch products: on one BLAS thread where more would only spin between them
+        with self.space_.backend.small_products(
+            2.0 * self.batch_size * len(self.classes_) * self.space_.width
+        ):
+            self._train(X, t)
         self._finish()
         return self
 
@@ -312,9 +316,39 @@ class AdaptHDClassifier(_Retraining):
     and subtracted from the predicted one, times ``lr``, for ``epochs`` passes.
     ``partial_fit`` applies the mistake-driven update alone (a perceptron on a stream).
 
-    Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (retraining
-    passes, default 20), ``lr`` (default 0.035) and ``cache_size`` (MiB, default 512: the
-    training set's encodings are kept between epochs when they fit, else encoded again).
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    epochs : int, default 20
+        Retraining passes over the training set after the first pass (0: the first pass
+        alone), each in an order shuffled from ``seed`` and the epoch.
+    lr : float, default 0.035
+        The weight of each update (a misclassified sample added to its true class and
+        subtracted from the predicted one), relative to the class means of the first pass
+        (prototypes of length at most 1).
+    binarize : bool, default False
+        After training, round the prototypes to the model's own vectors and predict by the
+        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
+    batch_size : int, default 1024
+        Samples encoded and applied at once (every sample of a batch sees the prototypes
+        as they were before it); memory is bounded by it, not the data set.
+    cache_size : float, default 512
+        MiB for keeping the training set's encodings between epochs: kept when they fit,
+        else encoded again every epoch (0: never kept).
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``); the seed also orders the retraining passes.
+    verbose : bool, default False
+        Show a progress bar over the epochs of training, with the training accuracy.
+
+    Attributes
+    ----------
+    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
 
     Examples
     --------
@@ -372,8 +406,38 @@ class OnlineHDClassifier(_Retraining):
     little. The first pass applies this to every sample (OnlineHD's single pass, also what
     ``partial_fit`` does); the ``epochs`` retraining passes update misclassified samples only.
 
-    Parameters are those of :class:`CentroidClassifier`, plus ``epochs`` (default 20),
-    ``lr`` (default 0.1) and ``cache_size`` (as for :class:`AdaptHDClassifier`).
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    epochs : int, default 20
+        Retraining passes over the training set after the first pass (0: the first pass
+        alone), each in an order shuffled from ``seed`` and the epoch.
+    lr : float, default 0.1
+        The weight of each update, scaled by ``1 - cos`` of the sample with the class it
+        updates (so what a prototype already knows adds little).
+    binarize : bool, default False
+        After training, round the prototypes to the model's own vectors and predict by the
+        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
+    batch_size : int, default 1024
+        Samples encoded and applied at once (every sample of a batch sees the prototypes
+        as they were before it); memory is bounded by it, not the data set.
+    cache_size : float, default 512
+        MiB for keeping the training set's encodings between epochs: kept when they fit,
+        else encoded again every epoch (0: never kept).
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``); the seed also orders the retraining passes.
+    verbose : bool, default False
+        Show a progress bar over the epochs of training, with the training accuracy.
+
+    Attributes
+    ----------
+    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
 
     Examples
     --------
@@ -441,8 +505,41 @@ class NeuralHDClassifier(AdaptHDClassifier):
     that can regenerate (the default ``"sinusoid"`` encoding). No ``partial_fit``:
     regeneration retrains over a data set.
 
-    Parameters are those of :class:`AdaptHDClassifier`, plus ``regen_rate`` (default
-    0.04) and ``regen_every`` (epochs, default 5).
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    epochs : int, default 20
+        Retraining passes over the training set after the first pass (0: the first pass
+        alone), each in an order shuffled from ``seed`` and the epoch.
+    lr : float, default 0.035
+        The weight of each update, as for :class:`AdaptHDClassifier`.
+    regen_rate : float, default 0.04
+        The fraction of the dimensions, in (0, 1), redrawn at each regeneration.
+    regen_every : int, default 5
+        Epochs between regenerations (none after the last epoch).
+    binarize : bool, default False
+        After training, round the prototypes to the model's own vectors and predict by the
+        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
+    batch_size : int, default 1024
+        Samples encoded and applied at once (every sample of a batch sees the prototypes
+        as they were before it); memory is bounded by it, not the data set.
+    cache_size : float, default 512
+        MiB for keeping the training set's encodings between epochs: kept when they fit,
+        else encoded again every epoch (0: never kept).
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``); the seed also orders the retraining passes.
+    verbose : bool, default False
+        Show a progress bar over the epochs of training, with the training accuracy.
+
+    Attributes
+    ----------
+    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
 
     Examples
     --------

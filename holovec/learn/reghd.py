@@ -32,9 +32,37 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     batch): it moves the batch's predictions ``lr`` of the way to their targets. Few
     epochs and a small ``lr`` regularise (the step fits noise otherwise).
 
-    Parameters are those of :class:`CentroidClassifier` (without ``binarize``), plus
-    ``epochs`` (default 5), ``lr`` (default 0.1), ``batch_size`` (default 32: small
-    batches take more steps per epoch) and ``cache_size`` (as for :class:`AdaptHDClassifier`).
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    epochs : int, default 5
+        Passes over the training set, each in an order shuffled from ``seed`` and the epoch.
+    lr : float, default 0.1
+        How far each batch's step moves the batch's predictions towards their targets.
+    batch_size : int, default 32
+        Samples per step (small batches take more steps per epoch); memory is bounded by
+        it, not the data set.
+    cache_size : float, default 512
+        MiB for keeping the training set's encodings between epochs: kept when they fit,
+        else encoded again every epoch (0: never kept).
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``); the seed also orders the passes.
+    verbose : bool, default False
+        Show a progress bar over the epochs of training.
+
+    Attributes
+    ----------
+    coef_ : array of the model's backend, shape ``(width,)``
+        The model hypervector ``w`` in the learning space.
+    intercept_ : 0-d array of the model's backend
+        The bias ``b``.
+    encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
 
     Examples
     --------

@@ -92,8 +92,22 @@ class _Ridge(HDEstimator):
 class RidgeHDClassifier(ClassifierMixin, _Ridge):
     """Ridge regression of one-hot (+1/-1) class targets on the hypervectors (IntRVFL).
 
-    Parameters are those of :class:`CentroidClassifier` (without ``binarize``), plus
-    ``alpha`` (the regularisation, on unit-length encodings; default 0.1).
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    alpha : float, default 0.1
+        The regularisation of the read-out, on unit-length encodings.
+    batch_size : int, default 1024
+        Samples encoded at once; memory is bounded by it, not the data set.
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``).
+    verbose : bool, default False
+        Accepted as by the other estimators; the closed-form solve shows no progress bar.
 
     Attributes
     ----------
@@ -147,8 +161,34 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
     """Ridge regression of a target on the hypervectors (random-feature kernel ridge).
 
     The targets are centred by their training mean (``intercept_``); ``alpha`` regularises
-    the read-out of the unit-length encodings (default 1.0: noisy targets need more than
-    class labels; measured on the diabetes data).
+    the read-out of the unit-length encodings.
+
+    Parameters
+    ----------
+    model, dim : str and int, or None
+        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
+        those of ``encoder``).
+    encoder : None, "precomputed", HDEncoder or a holovec encoder
+        How samples become hypervectors (see :class:`HDEncoder`).
+    alpha : float, default 1.0
+        The regularisation of the read-out, on unit-length encodings (more than the classifier's 0.1: noisy targets need more
+        than class labels; measured on the diabetes data).
+    batch_size : int, default 1024
+        Samples encoded at once; memory is bounded by it, not the data set.
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``).
+    verbose : bool, default False
+        Accepted as by the other estimators; the closed-form solve shows no progress bar.
+
+    Attributes
+    ----------
+    coef_ : array of the model's backend, shape ``(width, 1)``
+        The read-out.
+    intercept_ : float
+        The training targets' mean, added to every prediction.
+    encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
 
     Examples
     --------

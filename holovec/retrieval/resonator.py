@@ -228,6 +228,14 @@ class Resonator:
     def factor(self, products: Any) -> ResonatorResult:
         """Factor one product (shape ``(dim,)``) or a batch (``(n_products, dim)``); a batch
         of none (``(0, dim)``) gives a result of none."""
+        n = int(products.shape[0]) if getattr(products, "ndim", 0) == 2 else 1
+        width = max(int(book.shape[0]) for book in self.codebooks) * self.model.vector_length
+        # many small products, one per factor and iteration: on one BLAS thread where more
+        # would only spin between them (Backend.small_products)
+        with self.model.backend.small_products(2.0 * n * width):
+            return self._factor(products)
+
+    def _factor(self, products: Any) -> ResonatorResult:
         model, xp = self.model, self.xp
         model.check(products, "products")
         if products.ndim > 2:
