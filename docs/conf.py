@@ -57,6 +57,9 @@ html_css_files = ["holovec.css"]
 autodoc_typehints = "description"
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "show-inheritance": True}
+autosummary_generate = True
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
 
 #: the modules whose classes the API reference documents: a class is public when one of
 #: them exports it (``__all__``; the protocol module: its names without an underscore)
@@ -103,8 +106,7 @@ def public_bases(bases: list, documented: frozenset[type]) -> list:
             return
         name = getattr(cls, "__name__", "")
         private = isinstance(cls, type) and (
-            name.startswith("_")
-            or (cls.__module__.split(".")[0] == "holovec" and cls not in documented)
+            name.startswith("_") or (cls.__module__.split(".")[0] == "holovec" and cls not in documented)
         )
         if private:
             for base in cls.__bases__:
@@ -118,16 +120,16 @@ def public_bases(bases: list, documented: frozenset[type]) -> list:
     shown = [
         b
         for b in shown
-        if not any(o is not b and isinstance(o, type) and isinstance(b, type) and issubclass(o, b) for o in shown)
+        if not any(
+            o is not b and isinstance(o, type) and isinstance(b, type) and issubclass(o, b) for o in shown
+        )
     ]
     return shown or [object]
 
 
 def _show_public_bases(app, name, obj, options, bases) -> None:
     bases[:] = public_bases(bases, _documented_classes())
-autosummary_generate = True
-napoleon_numpy_docstring = True
-napoleon_google_docstring = False
+
 
 # -- links to the frameworks: their own inventories when reachable, else the small offline
 # ones in _inventories/ (make_inventories.py), so that a build without network passes -W

@@ -62,6 +62,24 @@ def pair_dots(backend: Any, left: Any, right: Any, *, squares: bool = True) -> t
     return dots, squares_left, squares_right
 
 
+_COMPILED: dict = {}
+
+
+def pair_dots_kernel(backend: Any) -> Any:
+    """:func:`pair_dots` for ``backend``, compiled where the backend compiles kernels (JAX:
+    one program instead of an eagerly compiled op per fold step and shape)."""
+    kernel = _COMPILED.get(backend)
+    if kernel is None:
+
+        def kernel(left: Any, right: Any) -> tuple[Any, Any, Any]:
+            return pair_dots(backend, left, right)
+
+        if backend.jit_kernels:
+            kernel = backend.jit(kernel)
+        _COMPILED[backend] = kernel
+    return kernel
+
+
 def rounding_margin(width: int, float64: bool = False) -> float:
     """How far a score computed by any matrix library may be from its canonical value, on
     the scale [-1, 1]: a bound for dot products of ``width`` products summed in float32 (or

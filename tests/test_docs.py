@@ -44,9 +44,11 @@ _MARKER_CLASSES = {
 #: (a CSS ``::before``) unless the box carries this escape-hatch class
 FURO_TOC_ESCAPE = "this-will-duplicate-information-and-it-is-still-useful-here"
 _CLASS_ATTR = re.compile(r'<(\w+)\b[^>]*?\sclass="([^"]*)"')
-#: a table cell whose content starts with a list: a cell "-" or "+ more" in a list-table
-#: became a bullet list (an empty bullet, or a stray one before the text)
+#: a cell of a table of the text (class "docutils": not the general index's layout table of
+#: lists) whose content starts with a list: a cell "-" or "+ more" in a list-table became a
+#: bullet list (an empty bullet, or a stray one before the text)
 _CELL_OPENS_LIST = re.compile(r"<t[dh]\b[^>]*>\s*<(?:ul|ol)\b.*?</t[dh]>", re.S)
+_DOCUTILS_TABLE = re.compile(r'<table\b[^>]*\sclass="[^"]*\bdocutils\b[^"]*".*?</table>', re.S)
 _MESSAGE_LEVEL = re.compile(r"\b(?:WARNING|ERROR|SEVERE|CRITICAL)/[1-4]\b")  # "System Message: ERROR/3"
 _TAG = re.compile(r"<[^>]*>")
 
@@ -70,7 +72,8 @@ def html_problems(page: str) -> list[str]:
             found.append(f"{what}: {_text(page[start : start + 800])[:160]}")
     found += [
         f"a table cell that starts with a bullet or number list: {_text(m.group(0))[:160]!r}"
-        for m in _CELL_OPENS_LIST.finditer(page)
+        for table in _DOCUTILS_TABLE.finditer(page)
+        for m in _CELL_OPENS_LIST.finditer(table.group(0))
     ]
     text = _text(re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", page))
     found += [f"docutils message {text[m.start() : m.start() + 160]}" for m in _MESSAGE_LEVEL.finditer(text)]
@@ -390,12 +393,25 @@ def test_rst_table_cells_show_their_text():
 
     from benchmarks.tables import format_table
 
-    cells = ["-", "", "+ more", "1. first", "a) b", "* star", "> quote", ".. comment", "a_b_", "`x`", "|s|", "x::"]
+    cells = [
+        "-",
+        "",
+        "+ more",
+        "1. first",
+        "a) b",
+        "* star",
+        "> quote",
+        ".. comment",
+        "a_b_",
+        "`x`",
+        "|s|",
+        "x::",
+    ]
     rst = "\n".join(format_table(["h"] * len(cells), [cells], [True] * len(cells), "rst"))
     doctree = docutils_core.publish_doctree(rst, settings_overrides={"report_level": 5})
     assert not list(doctree.findall(nodes.system_message)), rst
-    assert not list(doctree.findall(nodes.bullet_list)) and not list(doctree.findall(nodes.enumerated_list)), rst
-    assert not list(doctree.findall(nodes.comment)) and not list(doctree.findall(nodes.block_quote)), rst
+    for kind in (nodes.bullet_list, nodes.enumerated_list, nodes.comment, nodes.block_quote):
+        assert not list(doctree.findall(kind)), rst
     rows = list(doctree.findall(nodes.row))
     assert [entry.astext() for entry in rows[1].findall(nodes.entry)] == cells
 
@@ -451,7 +467,7 @@ def _numpydoc_parameters(doc: str) -> dict[str, str]:
     names: list[str] = []
     for line in lines[start + 2 :]:
         if line.strip() and not line.startswith(" "):
-            if re.fullmatch(r"-+", line.strip()) or " : " not in line and not line.rstrip().endswith(" :"):
+            if re.fullmatch(r"-+", line.strip()) or (" : " not in line and not line.rstrip().endswith(" :")):
                 break  # the next section's underline, or its title
             names = [n.strip() for n in line.split(" :")[0].split(",")]
             found.update(dict.fromkeys(names, ""))
@@ -491,14 +507,20 @@ def test_public_bases_hide_private_classes():
         spec.loader.exec_module(conf)
     finally:
         sys.path[:] = saved
-    import holovec.learn as learn
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+
+    import holovec.learn as learn
 
     documented = conf._documented_classes()
     shown = conf.public_bases(list(learn.AdaptHDClassifier.__bases__), documented)
     assert shown == [ClassifierMixin, BaseEstimator], shown
-    assert conf.public_bases(list(learn.NeuralHDClassifier.__bases__), documented) == [learn.AdaptHDClassifier]
-    assert conf.public_bases(list(learn.RidgeHDRegressor.__bases__), documented) == [RegressorMixin, BaseEstimator]
+    assert conf.public_bases(list(learn.NeuralHDClassifier.__bases__), documented) == [
+        learn.AdaptHDClassifier
+    ]
+    assert conf.public_bases(list(learn.RidgeHDRegressor.__bases__), documented) == [
+        RegressorMixin,
+        BaseEstimator,
+    ]
 
 
 def test_theory_pages_print_no_raw_dicts():

@@ -49,10 +49,13 @@ def test_search_memory_is_what_the_docs_table_measured():
         if row["label"] == "top-10, 1,000 queries x 100,000 items"
     }
     text = " ".join(README.read_text().split())
-    sentence = re.search(r"Peak extra memory for 1,000 queries against 100,000 items[^:]*: ([^.]*(?:\.\d[^.]*)*)", text)
+    sentence = re.search(
+        r"Peak extra memory for 1,000 queries against 100,000 items[^:]*: ([^.]*(?:\.\d[^.]*)*)", text
+    )
     assert sentence, "the README no longer states the search's peak memory"
     stated = dict(
-        (model, size) for size, model in re.findall(r"(\d[\d.]* [kMG]?B) for ((?:packed )?\w+)", sentence.group(1))
+        (model, size)
+        for size, model in re.findall(r"(\d[\d.]* [kMG]?B) for ((?:packed )?\w+)", sentence.group(1))
     )
     stated = {("BSC packed" if m == "packed BSC" else m): v for m, v in stated.items()}
     assert stated and stated == {m: measured[m] for m in stated}, (stated, measured)

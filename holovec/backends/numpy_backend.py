@@ -132,7 +132,7 @@ class NumpyBackend(Backend):
 
     def count_nonzero(self, x: Any) -> Any:
         if x.ndim == 1:  # NumPy's whole-array count is 5x faster than its axis=-1 count
-            return np.count_nonzero(x)
+            return np.intp(np.count_nonzero(x))  # a Python int before NumPy 2.1
         return np.count_nonzero(x, axis=-1)
 
     def real_view(self, x: Any) -> Any:

@@ -10,7 +10,7 @@ encoder), and runs on the model's backend and device in minibatches. Needs sciki
 holovec                    what it learns                                         torchhd
 =========================  =====================================================  ==================
 ``CentroidClassifier``     class prototypes bundled in one pass                   ``Centroid``/``Vanilla``
-``AdaptHDClassifier``      centroid, then perceptron-style retraining on mistakes ``AdaptHD``
+``AdaptHDClassifier``      centroid, then perceptron-style retraining             ``AdaptHD``
 ``OnlineHDClassifier``     similarity-weighted single pass, then retraining       ``OnlineHD``
 ``NeuralHDClassifier``     AdaptHD + regeneration of the least useful dimensions  ``NeuralHD``
 ``RidgeHDClassifier``      ridge read-out of the encodings (closed form)          ``IntRVFL``

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._fixed_order import pair_dots, rounding_margin
+from .._fixed_order import pair_dots_kernel, rounding_margin
 from ..encoders._values import wide_float
 
 #: element kinds whose elements all have modulus 1 once lifted (see Space.row_length)
@@ -94,7 +94,7 @@ class Space:
         xp, backend = self.xp, self.backend
         with backend.float64_scope():
             right = xp.broadcast_to(P[None, :, :], (H.shape[0], *P.shape))
-            dots, squares_h, squares_p = (backend.to_numpy(a) for a in pair_dots(backend, H, right))
+            dots, squares_h, squares_p = (backend.to_numpy(a) for a in pair_dots_kernel(backend)(H, right))
         denominator = np.sqrt(squares_h) * np.sqrt(squares_p)
         return np.where(denominator > 0, dots / np.where(denominator > 0, denominator, 1.0), 0.0)
 

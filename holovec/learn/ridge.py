@@ -171,8 +171,9 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
     encoder : None, "precomputed", HDEncoder or a holovec encoder
         How samples become hypervectors (see :class:`HDEncoder`).
     alpha : float, default 1.0
-        The regularisation of the read-out, on unit-length encodings (more than the classifier's 0.1: noisy targets need more
-        than class labels; measured on the diabetes data).
+        The regularisation of the read-out, on unit-length encodings (more than the
+        classifier's 0.1: noisy targets need more than class labels; measured on the
+        diabetes data).
     batch_size : int, default 1024
         Samples encoded at once; memory is bounded by it, not the data set.
     backend, device, seed :

@@ -87,11 +87,12 @@ def _refine(
 
     Only the candidates whose fast score is within twice the margin of the k-th (the ones
     that could overtake it) are scored canonically, in groups of queries that need about
-    as many (counts rounded up to a multiple of 4, few shapes for compiled backends)."""
+    as many (counts rounded up to a power of two, few shapes for compiled backends)."""
     m, kk = fast_i.shape
     fast_s = fast_s.astype(np.float64)
     need = (fast_s >= fast_s[:, k - 1 : k] - 2 * margin).sum(axis=1)
-    scored = np.minimum(kk, -(-need // 4) * 4)
+    # counts rounded up to a power of two: few shapes (compilations, on JAX) per search
+    scored = np.minimum(kk, 2 ** np.ceil(np.log2(need)).astype(np.int64))
     best_s = np.empty((m, k), dtype=np.float64)
     best_i = np.empty((m, k), dtype=np.int64)
     for c in np.unique(scored).tolist():
@@ -119,6 +120,12 @@ def canonical_scores(model: Any, queries: Any, items: Any, candidates: np.ndarra
     the same bits on every backend."""
     m, c = candidates.shape
     group = min(m, max(1, CANONICAL_BYTES // max(1, 24 * c * model.score_operand_width)))
+    if model.backend.static_shapes and group == m and m > 1:
+        # a power of two of rows (the last ones repeated): few shapes, few compilations
+        rows = 1 << (m - 1).bit_length()
+        pad = np.arange(rows) % m if rows > m else np.arange(m)
+        if rows > m:
+            return canonical_scores(model, model.backend.take_rows(queries, pad), items, candidates[pad])[:m]
     block = model.block_model()  # the model of one place's arrays (NumPy for Dask's chunks)
     backend, bb = model.backend, block.backend
     kernel = _group_kernel(block)
