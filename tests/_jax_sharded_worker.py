@@ -158,12 +158,18 @@ def _compiled_text(program: Callable, *args: Any) -> str:
 def check_no_score_matrix() -> str:
     import re
 
+    import numpy as np
+
     from holovec import VSA
     from holovec.backends import _jax_sharded
     from holovec.retrieval import search, shard_rows
+    from holovec.retrieval._refine import _first_candidates
 
-    _, items, queries = _data("FHRR", 64, n_q=10)
+    # 200 items, 50 per device: more than the candidates a device sends, so that the
+    # gathered candidates (4 devices x kk) cannot have the score matrix's shape
     model = VSA.create("FHRR", dim=64, backend="jax")
+    items = VSA.create("FHRR", dim=64).random(200, seed=1)
+    queries = np.asarray(VSA.create("FHRR", dim=64).random(10, seed=2))
     book = shard_rows(model.asarray(items))
     q = model.asarray(queries)
     search(model, q, book, 5)
@@ -172,14 +178,12 @@ def check_no_score_matrix() -> str:
     gathers = re.findall(r"= (\w+\[[\d,]*\])[^\n]*? all-gather\(", text)
     assert gathers, "no all-gather in the compiled program"
     # every device sends its 10 queries' candidates: the top 5 and the few more that the
-    # canonical order checks (holovec.retrieval._refine), at most its 12 items: (4, 10, 12)
-    from holovec.retrieval._refine import _first_candidates
-
-    kk = min(_first_candidates(5, 48), 48 // 4)  # at most a device's 12 items
+    # canonical order checks (holovec.retrieval._refine)
+    kk = _first_candidates(5, 200)
     assert all(g.endswith(f"[4,10,{kk}]") for g in gathers), gathers
-    # no value of the score matrix's shape (10 queries x 48 items) anywhere
-    assert not re.search(r"\[10,48\]", text), "a full score matrix (10, 48) in the compiled program"
-    assert "[10,12]" in text, "the per-device scores (10, 12) were expected in the program"
+    # no value of the score matrix's shape (10 queries x 200 items) anywhere
+    assert not re.search(r"\[10,200\]", text), "a full score matrix (10, 200) in the compiled program"
+    assert "[10,50]" in text, "the per-device scores (10, 50) were expected in the program"
     return f"all-gathers {sorted(set(gathers))}"
 
 

@@ -164,8 +164,10 @@ class JaxBackend(Backend):
     def float64_scope(self) -> Any:
         # 64-bit types only inside: the user's global setting stays as it is
         enable_x64 = getattr(jax, "enable_x64", None)
-        if enable_x64 is None:  # jax before 0.4.36
+        if enable_x64 is None:  # older jax
             from jax.experimental import enable_x64
+
+            return enable_x64()
         return enable_x64(True)
 
     def fence(self, x: Any) -> Any:

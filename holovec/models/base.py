@@ -401,6 +401,8 @@ class VSAModel(CompiledKernels, ModelProtocol, ABC, metaclass=ModelType):
         if kind in ("binary", "sparse"):
             return (x == 0) | (x == 1)
         if kind == "bounded":
+            if _kind(x.dtype) == "bool":  # 0 and 1, in range (torch has no abs of bools)
+                return xp.ones_like(x)
             return xp.abs(x) <= 1  # NaN compares False
         if _kind(x.dtype) in ("float", "complex"):
             return xp.isfinite(x)
