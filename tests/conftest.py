@@ -44,3 +44,18 @@ def make_model(backend):
 def to_numpy(model, x) -> np.ndarray:
     """Any array of ``model``'s backend (vectors or similarities) as a NumPy array."""
     return model.backend.to_numpy(x)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """After each test module, JAX's compiled programs are dropped: they accumulate over
+    the hundreds of shapes and models the suite compiles (a worker grew past 4 GB), and a
+    later module rarely reuses an earlier one's."""
+    yield
+    import gc
+    import sys
+
+    jax = sys.modules.get("jax")
+    if jax is not None:
+        jax.clear_caches()
+    gc.collect()
