@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import HDEstimator, check_positive_int, check_positive_number
 from ._data import batch_rows, batches, n_rows, take_rows
+from ._docs import shared_parameters
 from ._targets import class_indices, class_labels
 
 __all__ = ["AdaptHDClassifier", "CentroidClassifier", "NeuralHDClassifier", "OnlineHDClassifier"]
@@ -180,6 +181,7 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         return self.classes_[best]
 
 
+@shared_parameters
 class CentroidClassifier(PrototypeClassifier):
     """Class prototypes are the bundles (sums) of their samples' hypervectors: one pass.
 
@@ -189,11 +191,7 @@ class CentroidClassifier(PrototypeClassifier):
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     binarize : bool, default False
         After training, round the prototypes to the model's own vectors (their signs, for
         MAP and BSC) and predict by the model's similarity (Hamming distance of packed bits
@@ -309,6 +307,7 @@ class _Retraining(PrototypeClassifier):
         )
 
 
+@shared_parameters
 class AdaptHDClassifier(_Retraining):
     """Perceptron-style retraining (AdaptHD, Imani et al., 2019; torchhd's ``AdaptHD``).
 
@@ -318,11 +317,7 @@ class AdaptHDClassifier(_Retraining):
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     epochs : int, default 20
         Retraining passes over the training set after the first pass (0: the first pass
         alone), each in an order shuffled from ``seed`` and the epoch.
@@ -398,6 +393,7 @@ class AdaptHDClassifier(_Retraining):
     _stream_is_bundling = False  # mistake-driven: each batch reads the prototypes
 
 
+@shared_parameters
 class OnlineHDClassifier(_Retraining):
     """Similarity-weighted updates (OnlineHD, Hernández-Cano et al., 2021; torchhd's ``OnlineHD``).
 
@@ -408,11 +404,7 @@ class OnlineHDClassifier(_Retraining):
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     epochs : int, default 20
         Retraining passes over the training set after the first pass (0: the first pass
         alone), each in an order shuffled from ``seed`` and the epoch.
@@ -495,6 +487,7 @@ class OnlineHDClassifier(_Retraining):
         return self.space_.add(P, coef, H), mask
 
 
+@shared_parameters
 class NeuralHDClassifier(AdaptHDClassifier):
     """AdaptHD retraining with dimension regeneration (NeuralHD, Zou et al., 2021; torchhd's ``NeuralHD``).
 
@@ -507,11 +500,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     epochs : int, default 20
         Retraining passes over the training set after the first pass (0: the first pass
         alone), each in an order shuffled from ``seed`` and the epoch.

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import HDEstimator, check_positive_int, check_positive_number
 from ._data import n_rows
+from ._docs import shared_parameters
 from ._targets import regression_targets
 
 __all__ = ["RegHDRegressor"]
@@ -19,6 +20,7 @@ __all__ = ["RegHDRegressor"]
 _DELTA = 1e-3
 
 
+@shared_parameters
 class RegHDRegressor(RegressorMixin, HDEstimator):
     """Regression by one model hypervector (single-model RegHD, Hernández-Cano et al., 2021).
 
@@ -34,11 +36,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     epochs : int, default 5
         Passes over the training set, each in an order shuffled from ``seed`` and the epoch.
     lr : float, default 0.1

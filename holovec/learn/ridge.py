@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import HDEstimator, check_positive_int, check_positive_number
 from ._data import n_rows
+from ._docs import shared_parameters
 from ._targets import class_indices, class_labels, regression_targets
 
 __all__ = ["RidgeHDClassifier", "RidgeHDRegressor"]
@@ -89,16 +90,13 @@ class _Ridge(HDEstimator):
         return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)
 
 
+@shared_parameters
 class RidgeHDClassifier(ClassifierMixin, _Ridge):
     """Ridge regression of one-hot (+1/-1) class targets on the hypervectors (IntRVFL).
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     alpha : float, default 0.1
         The regularisation of the read-out, on unit-length encodings.
     batch_size : int, default 1024
@@ -157,6 +155,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
         return self.classes_[np.argmax(self._outputs(X), axis=1)]
 
 
+@shared_parameters
 class RidgeHDRegressor(RegressorMixin, _Ridge):
     """Ridge regression of a target on the hypervectors (random-feature kernel ridge).
 
@@ -165,11 +164,7 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
 
     Parameters
     ----------
-    model, dim : str and int, or None
-        The model and dimension of the default encoder (``None``: ``"FHRR"`` and 10000, or
-        those of ``encoder``).
-    encoder : None, "precomputed", HDEncoder or a holovec encoder
-        How samples become hypervectors (see :class:`HDEncoder`).
+    {encoder_parameters}
     alpha : float, default 1.0
         The regularisation of the read-out, on unit-length encodings (more than the
         classifier's 0.1: noisy targets need more than class labels; measured on the

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._fixed_order import CANONICAL_BYTES, pair_dots, rounding_margin
+from ..backends.base import dtype_name
 
 
 def _first_candidates(k: int, n: int) -> int:
@@ -67,8 +68,8 @@ def canonical_top_k(
         q = backend.take_rows(queries, pending)
         fast_s, fast_i = fast(q, kk)
     return (
-        backend.asarray(scores.astype(_host_dtype(backend, score_dtype))),
-        backend.asarray(indices.astype(_host_dtype(backend, index_dtype))),
+        backend.asarray(scores.astype(np.dtype(dtype_name(score_dtype)))),
+        backend.asarray(indices.astype(np.dtype(dtype_name(index_dtype)))),
     )
 
 
@@ -171,9 +172,3 @@ def _group_kernel(model: Any) -> Any:
 
 def _is_double(model: Any) -> bool:
     return model.dtype_name in ("float64", "complex128")
-
-
-def _host_dtype(backend: Any, dtype: Any) -> np.dtype:
-    from ..backends.base import dtype_name
-
-    return np.dtype(dtype_name(dtype))
