@@ -8,7 +8,8 @@ Every section (ops, encoders, retrieval) makes rows of one type (``rows.Row``), 
 one renderer (``tables``, with each section's columns in ``sections``) and saved by one JSON
 writer (``results``); ``compare`` sets two saved runs side by side.
 
-Modules: ``cli`` (options, output), ``cases`` (the operations and the run),
+Modules: ``cli`` (options, output), ``_args`` (the option types every command checks its
+options with, before anything runs), ``cases`` (the operations and the run),
 ``implementations`` (holovec, baseline and torchhd behind one interface),
 ``baselines`` (the hand-written code, one module per backend), ``torchhd_ops``,
 ``encoders`` and ``retrieval`` (their sections), ``timing``, ``sizes``, ``machine`` (where

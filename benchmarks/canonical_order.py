@@ -23,6 +23,8 @@ from functools import partial
 
 import numpy as np
 
+from ._args import positive_int
+
 #: (model, dim, items, queries, k)
 CASES = [
     ("FHRR", 1_000, 3_000, 20, 10),
@@ -52,9 +54,11 @@ def hand_written(queries: np.ndarray, items: np.ndarray, k: int) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.canonical_order", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="tiny cases (a smoke run)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed calls per cell (best)")
     args = parser.parse_args(argv)
 
     from holovec import VSA
@@ -70,9 +74,8 @@ def main(argv: list[str] | None = None) -> None:
         fast = best_time(partial(search, canonical=False), args.repeats)
         bare = best_time(partial(hand_written, queries, items, k), args.repeats)
         case = f"{name} D={dim:,} items={n:,} queries={n_q:,} k={k}"
-        print(
-            f"{case:<44} {full * 1e3:>8.1f}ms {fast * 1e3:>8.1f}ms {bare * 1e3:>11.1f}ms {full / fast:>11.2f}x"
-        )
+        times = f"{full * 1e3:>8.1f}ms {fast * 1e3:>8.1f}ms {bare * 1e3:>11.1f}ms"
+        print(f"{case:<44} {times} {full / fast:>11.2f}x")
 
 
 if __name__ == "__main__":

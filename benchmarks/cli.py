@@ -8,13 +8,14 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any, TextIO
 
 from holovec import available_backends
 
 from . import results as results_json
+from ._args import comma_separated, non_negative_float, output_file, positive_int, require
 from .cases import ModelEntry, Settings, available_entries, find_entry, run_model
+from .encoders import check_dim as check_encoder_dim
 from .encoders import run_encoders
 from .learn import add_to_json as add_learn_json
 from .learn import run_learn
@@ -39,25 +40,29 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--backend",
+        dest="backends",
+        metavar="BACKEND",
+        type=_backend_names,
         default="numpy",
         help="the backend to time, or several comma-separated (numpy,torch); 'all': every installed "
         "one (default: numpy)",
     )
     parser.add_argument(
         "--models",
+        type=comma_separated(_model_entry),
         default=None,
         help="comma-separated model names, any case; BSC-packed: BSC stored bit-packed "
         "(default: all registered models, and BSC-packed after BSC)",
     )
     parser.add_argument(
         "--repeat",
-        type=int,
+        type=positive_int,
         default=None,
         help="at most this many timed samples per cell after the warm-up (default: 5; --quick: 2)",
     )
     parser.add_argument(
         "--budget",
-        type=float,
+        type=non_negative_float,
         default=None,
         metavar="SECONDS",
         help="stop sampling a cell after this long, once 2 samples are in (default: 1.0; --quick: 0.1)",
@@ -67,10 +72,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="a smoke run: a tenth of the vectors (100 per batch, 10 queries x 1,000 items), fewer samples",
     )
-    parser.add_argument("--dim", type=int, default=None, help="elements per vector (default: 10000)")
+    parser.add_argument("--dim", type=positive_int, default=None, help="elements per vector (default: 10000)")
     parser.add_argument("--no-torchhd", action="store_true", help="leave out the torchhd column")
     parser.add_argument(
         "--sections",
+        type=comma_separated(_section),
         default=",".join(DEFAULT_SECTIONS),
         help="comma-separated sections to run: ops (the operations table), encoders "
         "(benchmarks/encoders.py), retrieval (benchmarks/retrieval.py), learn (holovec.learn on "
@@ -78,48 +84,69 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
-        "--json", type=Path, default=None, metavar="PATH", help="also save the results as JSON"
+        "--json",
+        type=output_file,
+        default=None,
+        metavar="PATH",
+        help="also save the results as JSON (a file in a folder that exists; checked before the run)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
-    if args.repeat is not None and args.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    if args.dim is not None and args.dim < 1:
-        parser.error("--dim must be at least 1")
-    args.sections = [part.strip() for part in args.sections.split(",") if part.strip()]
-    unknown = [part for part in args.sections if part not in SECTIONS]
-    if unknown or not args.sections:
-        given = ", ".join(unknown) or "(none given)"
-        parser.error(f"unknown section(s) {given}; available: {', '.join(SECTIONS)}")
     args.models_given = args.models is not None
-    args.models = _model_names(parser, args.models)
-    args.backends = _backend_names(parser, args.backend)
+    if args.models is None:
+        args.models = available_entries()
+    _check_dim(parser, args)
+    if "learn" in args.sections:
+        require(parser, "sklearn", "--sections learn")
     return args
 
 
-def _model_names(parser: argparse.ArgumentParser, text: str | None) -> list[ModelEntry]:
-    available = available_entries()
-    if text is None:
-        return available
-    found = [(part.strip(), find_entry(part)) for part in text.split(",") if part.strip()]
-    unknown = [name for name, entry in found if entry is None]
-    if unknown or not found:
-        given = ", ".join(unknown) or "(none given)"
-        parser.error(f"unknown model(s) {given}; available: {', '.join(e.key for e in available)}")
-    return [entry for _, entry in found if entry is not None]
+def _section(name: str) -> str:
+    if name not in SECTIONS:
+        raise argparse.ArgumentTypeError(f"unknown section {name!r}; available: {', '.join(SECTIONS)}")
+    return name
 
 
-def _backend_names(parser: argparse.ArgumentParser, choice: str) -> list[str]:
+def _model_entry(name: str) -> ModelEntry:
+    entry = find_entry(name)
+    if entry is None:
+        available = ", ".join(e.key for e in available_entries())
+        raise argparse.ArgumentTypeError(f"unknown model {name!r}; available: {available}")
+    return entry
+
+
+def _backend_names(text: str) -> list[str]:
     installed = available_backends()
-    if choice == "all":
+    if text.strip() == "all":
         return [b for b in BACKENDS if b in installed]
-    names = [part.strip() for part in choice.split(",") if part.strip()]
-    for name in names or [choice]:
+    names = comma_separated(str)(text)
+    for name in names:
         if name not in BACKENDS:
-            parser.error(f"unknown backend {name!r}: {', '.join(BACKENDS)} or all")
+            raise argparse.ArgumentTypeError(f"unknown backend {name!r}: {', '.join(BACKENDS)} or all")
         if name not in installed:
-            parser.error(f"backend {name!r} is not installed; installed: {', '.join(installed)}")
+            raise argparse.ArgumentTypeError(
+                f"backend {name!r} is not installed; installed: {', '.join(installed)}"
+            )
     return names
+
+
+def _check_dim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error if a model of the ops table (VTB takes squares, GHRR multiples
+    of 4, ...) or an encoder of the encoders section refuses ``--dim``: their own checks, on
+    NumPy, where making them is cheap."""
+    if args.dim is None:
+        return
+    if "ops" in args.sections:
+        for entry in args.models:
+            try:
+                entry.create(args.dim, "numpy")
+            except (ValueError, TypeError) as error:
+                parser.error(f"argument --dim: {error} (or leave {entry.key} out of --models)")
+    if "encoders" in args.sections:
+        try:
+            check_encoder_dim(args.dim)
+        except (ValueError, TypeError) as error:
+            parser.error(f"argument --dim: {error} (in the encoders section)")
 
 
 def run(

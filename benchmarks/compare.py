@@ -13,6 +13,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._args import non_negative_float, results_file
 from .columns import format_seconds
 from .results import load
 from .rows import Row
@@ -77,9 +78,11 @@ def compare(before: Path, after: Path, *, tolerance: float = 0.1, markdown: bool
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__.split("\n")[0])
-    parser.add_argument("before", type=Path)
-    parser.add_argument("after", type=Path)
-    parser.add_argument("--tolerance", type=float, default=0.1, help="relative change flagged (default 0.1)")
+    parser.add_argument("before", type=results_file, help="the JSON of one run (--json)")
+    parser.add_argument("after", type=results_file, help="the JSON of a later run")
+    parser.add_argument(
+        "--tolerance", type=non_negative_float, default=0.1, help="relative change flagged (default 0.1)"
+    )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     args = parser.parse_args(argv)
     print(compare(args.before, args.after, tolerance=args.tolerance, markdown=args.markdown))

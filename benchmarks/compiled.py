@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._args import require
 from .jax_eager import compare as _median_pair  # medians of calls in turn
 
 DIM = 10_000
@@ -173,11 +174,16 @@ def torch_table(rows: list) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.compiled", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="fewer calls (a smoke run)")
     parser.add_argument("--only", choices=("jax", "torch"), help="one table")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    for framework in ("jax", "torch"):
+        if args.only in (None, framework):
+            require(parser, framework, f"the {framework} table (--only picks one table)")
     calls = 20 if args.quick else 200
     cpu = platform.processor() or platform.machine()
     print(f"{cpu}, {os.cpu_count()} cores; D={DIM}")

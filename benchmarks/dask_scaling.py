@@ -30,6 +30,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._args import positive_int, require
+
 SEED_ITEMS, SEED_QUERIES = 1, 2
 K = 10
 
@@ -170,10 +172,13 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.dask_scaling", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=positive_int, default=2, help="timed runs per cell (best)")
     args = parser.parse_args(argv)
+    require(parser, "dask", "this benchmark")
     if args.quick:
         run(n_items=20_000, dims=(256,), n_queries=10, n_values=20_000, workers=(1,), repeat=1)
     else:

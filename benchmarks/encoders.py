@@ -7,8 +7,8 @@ that computes something else cannot go unnoticed. The baseline runs on NumPy wha
 the backend (it is the reference a user would write by hand); on other backends only
 holovec's time is shown.
 
-To add a case: write ``make(backend, quick, dim) -> Prepared`` and append an
-``EncoderCase`` to :data:`CASES`.
+To add a case: write ``make(backend, quick, dim) -> Prepared``, which builds its encoder
+with the case's ``encoder(model)``, and append an ``EncoderCase`` to :data:`CASES`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ class EncoderCase:
     label: Callable[[bool], str]  #: the row's label (quick: the --quick sizes)
     model: str
     make: Callable[[str, bool, int], Prepared]  #: (backend, quick, dim) -> the functions to time
+    #: model -> the case's encoder (``make`` uses it too): made on its own, it checks the
+    #: dimension before the run (see :func:`check_dim`) without drawing a vector
+    encoder: Callable[[Any], Any]
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -120,12 +123,16 @@ def _tie_break(model: Any) -> np.ndarray:
     return np.asarray(model.to_numpy(model.bundle(model.xp.stack([x, -x]))))
 
 
-def _ngram_case(backend: str, quick: bool, dim: int) -> Prepared:
+def _ngram_encoder(model: Any) -> Any:
     from holovec.encoders import NGramEncoder
 
+    return NGramEncoder(model, n=3, seed=1)
+
+
+def _ngram_case(backend: str, quick: bool, dim: int) -> Prepared:
     model = VSA.create("MAP", dim=dim, backend=backend)
     text = sample_text(1_000 if quick else 10_000)
-    encoder = NGramEncoder(model, n=3, seed=1)
+    encoder = _ngram_encoder(model)
     encoder.encode(text)  # the symbols' vectors are drawn once (a table keeps them)
     # the baseline gets the symbol vectors as a NumPy matrix, made once (not timed)
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
@@ -154,13 +161,17 @@ def _ngram_case(backend: str, quick: bool, dim: int) -> Prepared:
     )
 
 
-def _image_case(backend: str, quick: bool, dim: int) -> Prepared:
+def _image_encoder(model: Any) -> Any:
     from holovec.encoders import ImageEncoder
 
+    return ImageEncoder(model, shape=(28, 28), levels=256, seed=1)
+
+
+def _image_case(backend: str, quick: bool, dim: int) -> Prepared:
     model = VSA.create("MAP", dim=dim, backend=backend)
     n = 32 if quick else 256
     images = sample_images(n)
-    encoder = ImageEncoder(model, shape=(28, 28), levels=256, seed=1)
+    encoder = _image_encoder(model)
     encoder.encode(images[:2])  # position codes and level ends are made once
     levels = np.asarray(model.to_numpy(encoder.level_vectors))  # (256, D), made once
     positions = np.asarray(model.to_numpy(encoder.position_codes))  # (784, D)
@@ -190,11 +201,15 @@ def _fpe_values(quick: bool) -> np.ndarray:
     return np.random.default_rng(5).uniform(0.0, 1.0, 100 if quick else 1_000)
 
 
-def _fpe_encode_case(backend: str, quick: bool, dim: int) -> Prepared:
+def _fpe_encoder(model: Any) -> Any:
     from holovec.encoders import FractionalPowerEncoder
 
+    return FractionalPowerEncoder(model, 0.0, 1.0, bandwidth=1.0, seed=1)
+
+
+def _fpe_encode_case(backend: str, quick: bool, dim: int) -> Prepared:
     model = VSA.create("FHRR", dim=dim, backend=backend)
-    encoder = FractionalPowerEncoder(model, 0.0, 1.0, bandwidth=1.0, seed=1)
+    encoder = _fpe_encoder(model)
     x = _fpe_values(quick)
     values = model.backend.asarray(x)
     theta = encoder.theta_host[0]  # the same phases (float32) for the baseline
@@ -223,10 +238,8 @@ _DECODE_GRID = 1_000
 
 
 def _fpe_decode_case(backend: str, quick: bool, dim: int) -> Prepared:
-    from holovec.encoders import FractionalPowerEncoder
-
     model = VSA.create("FHRR", dim=dim, backend=backend)
-    encoder = FractionalPowerEncoder(model, 0.0, 1.0, bandwidth=1.0, seed=1)
+    encoder = _fpe_encoder(model)
     x = _fpe_values(quick)[: 10 if quick else 100]
     vectors = encoder.encode(model.backend.asarray(x))
     encoder.decode(vectors[:1])  # the decoder's tables are made once
@@ -251,11 +264,15 @@ def _fpe_decode_case(backend: str, quick: bool, dim: int) -> Prepared:
     )
 
 
-def _level_encode_case(backend: str, quick: bool, dim: int) -> Prepared:
+def _level_encoder(model: Any) -> Any:
     from holovec.encoders import LevelEncoder
 
+    return LevelEncoder(model, 0.0, 1.0, levels=100, seed=1)
+
+
+def _level_encode_case(backend: str, quick: bool, dim: int) -> Prepared:
     model = VSA.create("MAP", dim=dim, backend=backend)
-    encoder = LevelEncoder(model, 0.0, 1.0, levels=100, seed=1)
+    encoder = _level_encoder(model)
     x = _fpe_values(quick)
     values = model.backend.asarray(x)
     table = np.asarray(model.to_numpy(encoder.table))  # the same level vectors
@@ -279,18 +296,21 @@ SCALAR_CASES = [
         lambda quick: f"FPE encode, {100 if quick else 1000:,} scalars",
         "FHRR",
         _fpe_encode_case,
+        _fpe_encoder,
     ),
     EncoderCase(
         "fpe_decode",
         lambda quick: f"FPE decode, {10 if quick else 100} vectors (baseline: {_DECODE_GRID:,}-point grid)",
         "FHRR",
         _fpe_decode_case,
+        _fpe_encoder,
     ),
     EncoderCase(
         "level_encode",
         lambda quick: f"level encode, {100 if quick else 1000:,} values (100 levels)",
         "MAP",
         _level_encode_case,
+        _level_encoder,
     ),
 ]
 
@@ -302,17 +322,27 @@ CASES: list[EncoderCase] = [
         lambda quick: f"n-gram encode (n=3) of {'1' if quick else '10'} kB of text",
         "MAP",
         _ngram_case,
+        _ngram_encoder,
     ),
     EncoderCase(
         "image_batch",
         lambda quick: f"image encode, batch of {32 if quick else 256} 28x28 images (256 levels)",
         "MAP",
         _image_case,
+        _image_encoder,
     ),
 ]
 
 
 # -- running ---------------------------------------------------------------------------------
+
+
+def check_dim(dim: int, cases: list[EncoderCase] | None = None) -> None:
+    """Raise ``ValueError`` if an encoder of the section refuses ``dim`` (100 levels need
+    enough elements to change between them, ...): each encoder made once on NumPy, no
+    vector drawn, so that ``--dim`` is refused before the run rather than in it."""
+    for case in CASES if cases is None else cases:
+        case.encoder(VSA.create(case.model, dim=dim))
 
 
 def run_encoders(

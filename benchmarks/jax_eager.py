@@ -25,6 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._args import require
+
 DIM = 10_000
 N_RANDOM = 1000
 MODELS = ("FHRR", "MAP", "BSC", "HRR")
@@ -135,10 +137,13 @@ def table(rows: list[tuple[str, str, float, float]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.jax_eager", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="fewer calls (a smoke run)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    require(parser, "jax", "this benchmark")
     import jax
 
     import holovec

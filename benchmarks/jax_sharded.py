@@ -27,6 +27,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._args import positive_int, require
+
 #: (model, dim, items)
 CASES = [("FHRR", 1024, 100_000), ("MAP", 1024, 100_000), ("MAP", 10_000, 25_000)]
 QUICK_CASES = [("FHRR", 64, 4_000), ("MAP", 64, 4_000)]
@@ -83,11 +85,14 @@ def run_case(name: str, dim: int, n: int, repeats: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.jax_sharded", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="tiny cases, one repeat (a smoke run)")
-    parser.add_argument("--devices", type=int, default=4, help="emulated CPU devices (default 4)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per variant (median)")
+    parser.add_argument("--devices", type=positive_int, default=4, help="emulated CPU devices (default 4)")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="timed runs per variant (median)")
     args = parser.parse_args(argv)
+    require(parser, "jax", "this benchmark")
     flags = os.environ.get("XLA_FLAGS", "")
     os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={args.devices}".strip()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")

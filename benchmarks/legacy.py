@@ -9,13 +9,14 @@ timing was written over it under ``"baseline"``); the name is what
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._args import output_file, results_file
 from .names import bare_operation_name, search_key
 from .rows import SIDES
 
@@ -80,15 +81,20 @@ def upgrade_format_1(data: dict[str, Any]) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     from .results import upgrade, write
 
-    paths = sys.argv[1:] if argv is None else list(argv)
-    if not paths:
-        print("usage: python -m benchmarks.legacy FILE.json ...", file=sys.stderr)
-        return 2
-    for name in paths:
-        path = Path(name)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.legacy", description="Rewrite saved benchmark results in today's format."
+    )
+    parser.add_argument("files", nargs="+", type=_rewritable_results, metavar="FILE.json")
+    args = parser.parse_args(argv)
+    for path in args.files:
         write(path, upgrade(json.loads(path.read_text(encoding="utf-8"))))
         print(f"{path}: format 2")
     return 0
+
+
+def _rewritable_results(text: str) -> Path:
+    """A benchmark run's JSON that can be rewritten in place (an option type: see ``_args``)."""
+    return output_file(str(results_file(text)))
 
 
 if __name__ == "__main__":

@@ -103,6 +103,8 @@ def write(path: Path, data: dict[str, Any]) -> None:
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` in the current format (format 1 converted, its numbers kept)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got a {type(data).__name__}")
     version = data.get("format")
     if version == FORMAT:
         return data

@@ -42,6 +42,7 @@ from holovec import VSA
 from holovec.backends import _packed
 from holovec.retrieval import ItemStore, search
 
+from ._args import non_negative_float, positive_int, positive_ints
 from .timing import measure
 
 DIM = 10_000
@@ -299,11 +300,19 @@ def _nothing(r: Any) -> tuple[None, None]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", default="10000", help="comma-separated item counts (10000,100000)")
-    parser.add_argument("--queries", default="100,1000", help="comma-separated query counts")
-    parser.add_argument("--dim", type=int, default=DIM)
-    parser.add_argument("--budget", type=float, default=3.0, help="seconds of samples per row")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.search_engines", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--items", type=positive_ints, default="10000", help="comma-separated item counts (10000,100000)"
+    )
+    parser.add_argument(
+        "--queries", type=positive_ints, default="100,1000", help="comma-separated query counts"
+    )
+    parser.add_argument("--dim", type=positive_int, default=DIM, help=f"elements per vector (default {DIM})")
+    parser.add_argument(
+        "--budget", type=non_negative_float, default=3.0, help="seconds of samples per row (default 3)"
+    )
     args = parser.parse_args(argv)
     dim = args.dim
     models = {
@@ -316,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"exact top-{K} Hamming search, D={dim}, {cores} cores, holovec engine: {_packed.engine()}")
     bandwidth = memory_bandwidth()
     print(f"{'queries':>7} {'items':>7}  {'engine':<44} {'ms':>9}  check")
-    for n in (int(x) for x in args.items.split(",")):
+    for n in args.items:
         items = bsc.random(n, seed=2)
         items_p = pbsc.random(n, seed=2)
         big = n > 20_000  # no float rows: 4 GB of float32 and minutes of products
@@ -326,7 +335,7 @@ def main(argv: list[str] | None = None) -> None:
         stores["packed BSC"].fit(items_p)
         if items_f is not None:
             stores["MAP"].fit(items_f)
-        for n_q in (int(x) for x in args.queries.split(",")):
+        for n_q in args.queries:
             queries = bsc.random(n_q, seed=3)
             queries_p = pbsc.pack(queries)
             data = {

@@ -13,26 +13,38 @@ whose fields ``format`` and ``version`` say what the file is, plus checksums. Th
 A format may keep checksums of its own (the codebook's predate this module) by passing a
 subclass of :class:`Checksums`. The checksums find damage and edits; they are no signature.
 
-:func:`read_archive` reads the zip directory and the ``.npy`` headers first and checks
-every name, dtype, shape and size against the file before it reads any data; deflated
-members are hashed block by block before they are read, so that a crafted or damaged file
-is refused with a ``ValueError`` (naming the file and the problem) using memory bounded by
-the file's own size. Big-endian arrays come back in native byte order.
+:func:`read_archive` reads only regular files (a device such as ``/dev/zero``, a named
+pipe or a directory is refused before anything is read). It reads the zip directory, the
+members' local headers and the ``.npy`` headers first and checks every name, dtype, shape
+and size against the file before it reads any data: members lie within the file and do
+not overlap, so stored arrays total at most the file's size; a deflated member expands at
+most as far as deflate can (1032-fold) and is hashed block by block before it is kept; the
+metadata, which must be parsed before its checksum can be checked, at most
+:data:`METADATA_RATIO`-fold. A crafted or damaged file is so refused with a ``ValueError``
+(naming the file and the problem) using memory bounded by the file's own size. Big-endian
+arrays come back in native byte order.
+
+:func:`write_archive` writes a new file beside the old one and renames it over the old one
+when complete, so that a save that fails part-way (a full disk) leaves the previous file
+whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import math
 import os
 import re
+import secrets
+import stat
 import struct
 import zipfile
 from collections.abc import Callable, Collection, Mapping
 from os import PathLike
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -42,6 +54,7 @@ __all__ = [
     "Checksums",
     "Header",
     "archive_record",
+    "check_dim_fits",
     "is_sha256",
     "metadata_checksum",
     "read_archive",
@@ -54,8 +67,15 @@ __all__ = [
 METADATA_BYTES = 64 * 2**20
 #: ... plus this many per row (first axis) of the arrays, e.g. a label per vector
 METADATA_BYTES_PER_ROW = 4096
+#: a deflated metadata record may expand this much (it is parsed, at up to 6 times its
+#: size, before its checksum can be checked; holovec's records, JSON text as UTF-32, deflate
+#: about 10- to 100-fold), or to METADATA_INFLATED_BYTES whatever its ratio
+METADATA_RATIO = 128
+METADATA_INFLATED_BYTES = 2**20
 #: deflate expands data at most 1032-fold: a member that declares more is crafted
 _DEFLATE_RATIO = 1032
+#: a zip member's local header: signature, 5 shorts, 3 longs, name and extra lengths
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 #: bytes of an array read (and hashed) at a time
 _READ_BYTES = 2**20
 #: the longest .npy header read (NumPy's own limit is 10,000 characters)
@@ -207,7 +227,13 @@ def write_archive(
 
     Names are identifiers other than ``metadata``; tuples in ``metadata`` come back as
     lists. ``TypeError`` for an array that is no NumPy array of numbers (bfloat16: store it
-    as float32) or metadata that JSON cannot hold; ``ValueError`` for a bad name."""
+    as float32) or metadata that JSON cannot hold; ``ValueError`` for a bad name, or a path
+    that is a directory, a device or a pipe.
+
+    A path is written atomically: to a new file in the same folder (mode as a new file
+    gets, or the mode of the file replaced), renamed over ``file`` once complete and
+    flushed to disk, so that a failure part-way (a full disk) leaves the previous file
+    whole. A file object is written directly, so not atomically."""
     stored: dict[str, np.ndarray] = {}
     for name, array in arrays.items():
         if not isinstance(name, str) or not _NAME.fullmatch(name) or name == "metadata":
@@ -224,14 +250,71 @@ def write_archive(
         format=format, version=version, metadata=metadata, arrays=stored, checksums=checksums
     )
     stored["metadata"] = np.array(json.dumps(record))
-    if isinstance(file, (str, PathLike)):
-        file = os.fspath(file)
-        if isinstance(file, str) and not file.endswith(".npz"):
-            file += ".npz"  # as np.savez does
+    if not isinstance(file, (str, PathLike)):
+        _write_zip(file, stored)
+        return
+    path = os.fsdecode(file)
+    if not path.endswith(".npz"):
+        path += ".npz"  # as np.savez does
+    _replace_atomically(path, lambda f: _write_zip(f, stored))
+
+
+def _write_zip(file: BinaryIO, stored: Mapping[str, np.ndarray]) -> None:
     with zipfile.ZipFile(file, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         for name, array in stored.items():
             with zf.open(name + ".npy", "w", force_zip64=True) as f:
                 np.lib.format.write_array(f, array, allow_pickle=False)
+
+
+def _replace_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
+    """Call ``write`` on a new file beside ``path``, then rename it to ``path`` once it is
+    complete and on disk: a write that fails part-way (a full disk, an interrupt) leaves
+    the file that was there whole, and no partial file behind. ``ValueError`` if ``path``
+    is a directory, a device or a pipe (a file is never renamed over one)."""
+    target = os.path.realpath(path)  # through symbolic links, as writing in place would
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    kind = _kind_of_file(mode)
+    if kind is not None:
+        raise ValueError(f"{path} is {kind}, not a regular file: holovec writes archives to regular files")
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name[:100]}.{secrets.token_hex(8)}.tmp")
+    # a new file, as open(path, "wb") makes one: mode 0o666 less the umask; O_EXCL: never an
+    # existing file (or a link planted there)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    fd = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:  # an existing file keeps its permissions, as when written in place
+            os.chmod(temporary, stat.S_IMODE(mode))
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
+
+
+def check_dim_fits(dim: int, header: Header, name: str, axis: int = -1) -> None:
+    """``ValueError`` unless a vector of ``dim`` elements fits in ``axis`` of the array
+    ``name`` (of at least one axis) as its ``header`` says it is stored: no model keeps an
+    element in less than a bit.
+
+    For a ``check`` given to :func:`read_archive`, which runs before any data is read: a
+    record that declares a larger dim than its arrays can hold is refused before a model
+    of that dim is made (whose creation allocates in proportion to the dim, not to the
+    file). The model's own vector length is checked once it is made."""
+    length = header.shape[axis]
+    bits = 8 * header.dtype.itemsize * length
+    if dim > bits:
+        raise ArchiveError(
+            f"the metadata says dim {dim}, but the {name} array holds vectors of {length} "
+            f"{header.dtype.name} ({bits} bits: at most {bits} elements)"
+        )
 
 
 def _check_json_keys(value: Any, where: str) -> None:
@@ -276,27 +359,81 @@ def read_archive(
     headers)`` runs after the record's checksum holds and before any array data is read; a
     ``ValueError`` it raises is refused like the reader's own. ``what`` names the file in
     messages ("codebook"). Anything truncated, tampered, crafted, of another format or
-    version raises ``ValueError`` naming the file and the problem; a missing file
-    ``FileNotFoundError``; a source of another type ``TypeError``."""
+    version, or no regular file (a device, a named pipe, a directory) raises
+    ``ValueError`` naming the file and the problem; a missing file ``FileNotFoundError``
+    (and a file that cannot be opened the ``OSError`` of opening it); a source of another
+    type ``TypeError``."""
     if not isinstance(source, (str, bytes, PathLike)) and not _is_file(source):
         raise TypeError(f"path must be a file name, a path or a binary file, got {type(source).__name__}")
     where = source_name(source, what)
     spec = _Spec(
         format, {versions} if isinstance(versions, int) else set(versions), what, arrays, check, checksums
     )
+    if _is_file(source):
+        _check_regular(_file_mode(source), where, what)
+        return _read_or_refuse(source, where, spec)
+    with _open_regular(source, where, what) as fh:
+        return _read_or_refuse(fh, where, spec)
+
+
+def _read_or_refuse(fh: Any, where: Any, spec: _Spec) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """:func:`_read`, whose every failure is a ``ValueError`` naming ``where``."""
     try:
-        if _is_file(source):
-            return _read(source, where, spec)
-        with open(source, "rb") as fh:
-            return _read(fh, where, spec)
-    except FileNotFoundError:
-        raise
+        return _read(fh, where, spec)
     except ArchiveError as e:
         raise ValueError(f"{where}: {e}") from None
     except Exception as e:  # whatever a damaged archive makes zipfile, zlib or NumPy raise
+        unreadable = f"not a readable holovec {spec.what} file (truncated or corrupt?)"
+        raise ValueError(f"{where}: {unreadable}: {type(e).__name__}: {e}") from e
+
+
+# -- what is read: regular files only -----------------------------------------------------------
+def _open_regular(path: str | bytes | PathLike, where: Any, what: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file: a device (``/dev/zero`` reads
+    forever), a named pipe (whose opening waits for a writer) or a directory is refused
+    with a ``ValueError``. ``OSError`` (a missing file, no permission) as ``open`` raises it."""
+    _check_regular(os.stat(path).st_mode, where, what)
+    # opened without waiting, should a pipe take the file's place meanwhile; checked again
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        _check_regular(os.fstat(fd).st_mode, where, what)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _file_mode(fh: Any) -> int | None:
+    """The ``st_mode`` of the file behind the file object ``fh`` (None for one without a
+    file descriptor, such as ``io.BytesIO``)."""
+    try:
+        return os.fstat(fh.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both of the last
+        return None
+
+
+def _check_regular(mode: int | None, where: Any, what: str) -> None:
+    """``ValueError`` naming ``where`` and what it is, unless ``mode`` is a regular file's
+    (or unknown: None)."""
+    kind = _kind_of_file(mode)
+    if kind is not None:
         raise ValueError(
-            f"{where}: not a readable holovec {what} file (truncated or corrupt?): {type(e).__name__}: {e}"
-        ) from e
+            f"{where} is {kind}, not a regular file (holovec reads {what} files from regular files only)"
+        )
+
+
+def _kind_of_file(mode: int | None) -> str | None:
+    """What a file of ``st_mode`` ``mode`` is, unless a regular file (or unknown): None."""
+    if mode is None or stat.S_ISREG(mode):
+        return None
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for is_kind, name in kinds if is_kind(mode)), "no regular file")
 
 
 class _Spec(NamedTuple):
@@ -319,7 +456,8 @@ def _read(fh: Any, where: Any, spec: _Spec) -> tuple[dict[str, Any], dict[str, n
         )
     fh.seek(0)
     with zipfile.ZipFile(fh) as zf:
-        members = _members(zf, size, spec)
+        members = _members(zf, spec)
+        _check_extents(fh, members, size, getattr(zf, "start_dir", size))
         headers, offsets, rows = {}, {}, 0
         for name, info in members.items():
             if name != "metadata":
@@ -352,7 +490,7 @@ def _read(fh: Any, where: Any, spec: _Spec) -> tuple[dict[str, Any], dict[str, n
     return meta, out
 
 
-def _members(zf: zipfile.ZipFile, size: int, spec: _Spec) -> dict[str, zipfile.ZipInfo]:
+def _members(zf: zipfile.ZipFile, spec: _Spec) -> dict[str, zipfile.ZipInfo]:
     """The archive's members by name, checked: the names expected, not encrypted, stored or
     deflated, sizes that the archive can hold (deflate expands at most 1032-fold)."""
     found: dict[str, zipfile.ZipInfo] = {}
@@ -390,9 +528,28 @@ def _members(zf: zipfile.ZipFile, size: int, spec: _Spec) -> dict[str, zipfile.Z
                 f"the {key} member uses compression method {info.compress_type}; "
                 "holovec reads stored or deflated members"
             )
-        if info.header_offset + info.compress_size > size:
-            raise ArchiveError(f"the {key} member ends past the end of the file (truncated?)")
     return found
+
+
+def _check_extents(fh: Any, members: Mapping[str, zipfile.ZipInfo], size: int, directory: int) -> None:
+    """``ArchiveError`` unless each member (local header, name, extra field, data) ends
+    within the file and before the next member, or the zip directory at offset
+    ``directory``, begins: overlapping members (which Python's zipfile before 3.12 does not
+    refuse) would let a small file hold many large arrays."""
+    by_offset = sorted(members.items(), key=lambda item: item[1].header_offset)
+    for i, (key, info) in enumerate(by_offset):
+        fh.seek(info.header_offset)
+        local = fh.read(_LOCAL_HEADER.size)
+        if len(local) != _LOCAL_HEADER.size or local[:4] != b"PK\x03\x04":
+            raise ArchiveError(f"the {key} member has no local header where the zip directory says")
+        name_len, extra_len = _LOCAL_HEADER.unpack(local)[-2:]
+        end = info.header_offset + _LOCAL_HEADER.size + name_len + extra_len + info.compress_size
+        if end > size:
+            raise ArchiveError(f"the {key} member ends past the end of the file (truncated?)")
+        following = by_offset[i + 1] if i + 1 < len(by_offset) else None
+        if end > (following[1].header_offset if following else directory):
+            other = f"the {following[0]} member" if following else "the zip directory"
+            raise ArchiveError(f"the {key} member overlaps {other} (crafted?)")
 
 
 def _read_exact(f: Any, n: int, what: str) -> bytes:
@@ -455,11 +612,18 @@ def _read_metadata(zf: zipfile.ZipFile, info: zipfile.ZipInfo, what: str, limit:
         raise ArchiveError("the metadata's header and size disagree")
     if dtype.itemsize > limit:
         raise ArchiveError(f"the metadata is {dtype.itemsize} bytes long, more than {limit} (crafted?)")
+    # parsed before its checksum can be checked: it may not expand like a deflate bomb
+    inflated = max(METADATA_INFLATED_BYTES, METADATA_RATIO * info.compress_size)
+    if info.compress_type != zipfile.ZIP_STORED and info.file_size > inflated:
+        raise ArchiveError(
+            f"the metadata member declares {info.file_size} bytes from {info.compress_size} compressed "
+            f"ones, more than a holovec record compresses ({METADATA_RATIO}-fold; crafted?)"
+        )
     with zf.open(info) as f:
         _read_exact(f, header_len, "metadata")
-        data = _read_exact(f, dtype.itemsize, "metadata")
+        # the bytes (4 a character) are dropped once decoded, before the text is parsed
+        text = str(np.frombuffer(_read_exact(f, dtype.itemsize, "metadata"), dtype=dtype)[0])
     try:
-        text = str(np.frombuffer(data, dtype=dtype)[0])
         meta = json.loads(text, object_pairs_hook=_record)
     except RecursionError:
         raise ArchiveError(f"the {what}'s metadata is nested too deeply") from None

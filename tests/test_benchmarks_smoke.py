@@ -194,3 +194,188 @@ def test_canonical_order_benchmark_quick_run(capsys):
     assert "fast only" in lines[0] and "hand-written" in lines[0]
     assert len(lines) == 1 + len(canonical_order.QUICK)
     assert all(line.rstrip().endswith("x") for line in lines[1:])
+
+
+# -- bad options: a one-line usage error and exit status 2, before anything is measured ------
+
+
+def _must_not_run(*args, **kwargs):
+    raise AssertionError("the benchmark started despite a bad option")
+
+
+def _usage_error(capsys, main, argv) -> str:
+    """The error line of ``main(argv)``, which must exit with status 2 and no traceback."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.startswith("usage: ")
+    return err.strip().splitlines()[-1]
+
+
+def _unwritable_file(folder: Path) -> Path:
+    """A file name that cannot be written here: in a read-only folder, or (for root, whom
+    permission bits do not stop) in /sys or /proc."""
+    folder.mkdir()
+    folder.chmod(0o500)
+    for path in (folder / "results.json", Path("/sys/holovec-results.json"), Path("/proc/version")):
+        try:
+            with path.open("ab"):
+                pass
+        except OSError:
+            return path
+        if path.parent == folder:
+            path.unlink()
+    pytest.skip("every candidate file is writable here")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--repeat", "0"], "argument --repeat: expected a whole number of at least 1, got 0"),
+        (["--repeat", "-3"], "at least 1, got -3"),
+        (["--repeat", "1.5"], "at least 1, got '1.5'"),
+        (["--repeat"], "argument --repeat: expected one argument"),
+        (["--budget", "nan"], "argument --budget: expected a finite number of at least 0, got 'nan'"),
+        (["--budget", "inf"], "finite number of at least 0, got 'inf'"),
+        (["--budget", "-1"], "finite number of at least 0, got '-1'"),
+        (["--budget", "soon"], "expected a number of at least 0, got 'soon'"),
+        (["--dim", "0"], "argument --dim: expected a whole number of at least 1, got 0"),
+        (["--dim", "7", "--models", "VTB"], "VTB needs dim to be a perfect square"),
+        (["--dim", "10", "--models", "GHRR", "--sections", "ops"], "(or leave GHRR out of --models)"),
+        (["--dim", "4", "--models", "MAP"], "100 levels need at least 99 elements"),
+        (["--backend", "cupy"], "argument --backend: unknown backend 'cupy': numpy, torch, jax or all"),
+        (["--backend", ","], "argument --backend: expected a comma-separated list, got ','"),
+        (["--models", "FHRR,XYZ"], "argument --models: unknown model 'XYZ'; available: BSC, BSC-packed"),
+        (["--sections", "ops,foo"], "argument --sections: unknown section 'foo'"),
+        (["--json"], "argument --json: expected one argument"),
+        (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+    ],
+)
+def test_bad_options_are_usage_errors(capsys, argv, message):
+    from benchmarks.cli import parse_args
+
+    assert message in _usage_error(capsys, parse_args, argv)
+
+
+def test_json_path_is_checked_before_the_run(capsys, tmp_path, monkeypatch):
+    """A folder, a missing folder or an unwritable file is refused before anything runs; the
+    check leaves no new file behind and an existing one as it was."""
+    from benchmarks import cli
+
+    monkeypatch.setattr(cli, "run", _must_not_run)
+    folder = _usage_error(capsys, cli.main, ["--json", str(tmp_path)])
+    assert folder.endswith(f"argument --json: {str(tmp_path)!r} is a folder; expected a file name in it")
+    missing = tmp_path / "nope" / "results.json"
+    assert f"no folder {str(missing.parent)!r}" in _usage_error(capsys, cli.main, ["--json", str(missing)])
+    unwritable = _unwritable_file(tmp_path / "read-only")
+    assert f"cannot write {str(unwritable)!r}" in _usage_error(capsys, cli.main, ["--json", str(unwritable)])
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    old.write_text("kept")
+    assert cli.parse_args(["--json", str(new)]).json == new and not new.exists()
+    assert cli.parse_args(["--json", str(old)]).json == old and old.read_text() == "kept"
+
+
+def test_uninstalled_backend_or_package_is_a_usage_error(capsys, monkeypatch):
+    import importlib.util
+
+    from benchmarks import cli, jax_eager
+
+    monkeypatch.setattr(cli, "available_backends", lambda: ["numpy"])
+    message = _usage_error(capsys, cli.parse_args, ["--backend", "numpy,jax"])
+    assert message.endswith("argument --backend: backend 'jax' is not installed; installed: numpy")
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "jax" else find_spec(name, *a)
+    )
+    assert _usage_error(capsys, jax_eager.main, []).endswith(
+        "this benchmark needs jax, which is not installed"
+    )
+
+
+def test_bad_options_of_each_benchmark_module(capsys, tmp_path, monkeypatch):
+    from benchmarks import (
+        canonical_order,
+        compare,
+        compiled,
+        dask_scaling,
+        jax_sharded,
+        legacy,
+        search_engines,
+    )
+
+    for module, work in [
+        (canonical_order, "best_time"),
+        (dask_scaling, "run"),
+        (jax_sharded, "run_case"),
+        (search_engines, "memory_bandwidth"),
+        (compare, "compare"),
+    ]:
+        monkeypatch.setattr(module, work, _must_not_run)
+    monkeypatch.setenv("XLA_FLAGS", "")  # jax_sharded sets it once its options are read
+    at_least_1 = "expected a whole number of at least 1, got"
+    assert f"--repeats: {at_least_1} 0" in _usage_error(capsys, canonical_order.main, ["--repeats", "0"])
+    assert f"--repeat: {at_least_1} 'nan'" in _usage_error(capsys, dask_scaling.main, ["--repeat", "nan"])
+    assert f"--devices: {at_least_1} 0" in _usage_error(capsys, jax_sharded.main, ["--devices", "0"])
+    assert f"--repeats: {at_least_1} -1" in _usage_error(capsys, jax_sharded.main, ["--repeats", "-1"])
+    assert "invalid choice: 'numpy'" in _usage_error(capsys, compiled.main, ["--only", "numpy"])
+    search = search_engines.main
+    assert f"--items: {at_least_1} 'abc'" in _usage_error(capsys, search, ["--items", "10,abc"])
+    assert f"--queries: {at_least_1} 0" in _usage_error(capsys, search, ["--queries", "0"])
+    assert "--budget: expected a finite number" in _usage_error(capsys, search, ["--budget", "inf"])
+    assert f"--dim: {at_least_1} -1" in _usage_error(capsys, search, ["--dim", "-1"])
+    # the files of compare and legacy: there, regular, readable, a run's JSON
+    (tmp_path / "text.json").write_text("not json")
+    (tmp_path / "list.json").write_text("[]")
+    (tmp_path / "no-rows.json").write_text('{"format": 2}')
+    missing = str(tmp_path / "nope.json")
+    assert f"{missing!r} does not exist" in _usage_error(capsys, compare.main, [missing, missing])
+    assert "is a folder; expected a file" in _usage_error(capsys, compare.main, [str(tmp_path)] * 2)
+    assert "'/dev/null' is not a regular file" in _usage_error(capsys, compare.main, ["/dev/null"] * 2)
+    for name, reason in [
+        ("text", "Expecting value"),
+        ("list", "expected a JSON object, got a list"),
+        ("no-rows", "no 'rows'"),
+    ]:
+        path = str(tmp_path / f"{name}.json")
+        message = _usage_error(capsys, compare.main, [path, path])
+        assert f"argument before: {path!r} is not the JSON of a benchmark run: {reason}" in message
+    empty = tmp_path / "empty-run.json"
+    empty.write_text('{"format": 2, "rows": []}')
+    for tolerance in ("-0.1", "nan"):
+        argv = [str(empty), str(empty), "--tolerance", tolerance]
+        assert "--tolerance: expected a finite number of at least 0" in _usage_error(
+            capsys, compare.main, argv
+        )
+    assert "required: FILE.json" in _usage_error(capsys, legacy.main, [])
+    assert "is not the JSON of a benchmark run" in _usage_error(
+        capsys, legacy.main, [str(tmp_path / "text.json")]
+    )
+
+
+def test_bad_option_fails_fast_without_a_framework(tmp_path):
+    """From the command line: the usage error comes before jax or torch is imported."""
+    script = (
+        "import sys\n"
+        "from benchmarks.cli import main\n"
+        "for argv in (['--budget', 'nan'], ['--repeat', '0'], ['--json', sys.argv[1]], ['--dim', '4']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as e:\n"
+        "        assert e.code == 2, e.code\n"
+        "print(sorted(m for m in ('jax', 'torch', 'sklearn') if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]" and "Traceback" not in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--json", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1].endswith("is a folder; expected a file name in it")

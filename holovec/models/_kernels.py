@@ -131,7 +131,8 @@ class CompiledKernels:
                 (self._draw_key(), "_random", n_rows),
                 lambda: self._backend.jit(_DrawProgram(self, n_rows)),
             )
-        return program(self._backend.from_numpy(address_words(seed, int(stream), int(purpose))))
+        address = self._backend.from_numpy(address_words(seed, int(stream), int(purpose)))
+        return self._backend.finish_before_exit(program(address))
 
     def _random_rows(self, start: int, stop: int, seed: int, stream: Any, purpose: int) -> Any:
         """Rows ``start:stop`` of ``_random(n, seed, stream, purpose)`` (any ``n >= stop``: row

@@ -42,6 +42,7 @@ from .._format import (
     Checksums,
     Header,
     archive_record,
+    check_dim_fits,
     is_sha256,
     read_archive,
     source_name,
@@ -593,7 +594,10 @@ class Codebook:
         }
 
     def save(self, path: str | PathLike) -> None:
-        """Write the codebook to ``path`` (``.npz``, no pickle; NumPy adds the suffix if missing)."""
+        """Write the codebook to ``path`` (``.npz``, no pickle; the suffix is added if missing).
+
+        The file is written beside ``path`` and renamed over it once complete, so that a
+        save that fails part-way (a full disk) leaves a previous file at ``path`` whole."""
         m = self._needs_model("save()")
         host = self._host_vectors(m)
         if host.dtype.kind not in "biufc":
@@ -618,8 +622,10 @@ class Codebook:
         default the one it was saved from, and ``device``, default the backend's best),
         with the saved model's seed, so that it equals a model created like the original.
         Truncated, tampered, crafted or mismatched files raise ``ValueError`` (a missing
-        file ``FileNotFoundError``); sizes, shapes and dtypes are checked against the file
-        before any data is read, so memory stays bounded by the file's size.
+        file ``FileNotFoundError``, and a device, pipe or directory ``ValueError``); sizes,
+        shapes and dtypes are checked against the file before any data is read, and the
+        dim against the vectors before a model is made, so memory stays bounded by the
+        file's size.
         """
         if model is not None and (backend is not None or device is not None):
             raise TypeError(
@@ -693,6 +699,7 @@ def _read_codebook(path: Any) -> tuple[dict[str, Any], list[Any], np.ndarray]:
         count, length = meta["count"], meta["vector_length"]
         if shape != (count, length):
             raise ValueError(f"vectors have shape {shape}, the metadata says ({count}, {length})")
+        check_dim_fits(meta["dim"], headers["vectors"], "vectors")  # before a model of that dim is made
         if dtype.newbyteorder("=") != _stored_dtype(meta["dtype"]):
             said = meta["dtype"] + (" (stored as float32)" if meta["dtype"] == "bfloat16" else "")
             raise ValueError(f"vectors are {dtype.name}, the metadata says {said}")
