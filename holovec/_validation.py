@@ -56,3 +56,23 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return value
+
+
+def check_known_shape(x: Any, name: str) -> None:
+    """``ValueError`` for an array whose shape is not known yet (an axis of ``nan`` or
+    ``None``): a Dask array after boolean indexing, whose chunk sizes Dask has not computed.
+    Arrays of known shape, and objects without a shape, pass."""
+    shape = getattr(x, "shape", None)
+    if not isinstance(shape, tuple) or not any(
+        s is None or (isinstance(s, float) and math.isnan(s)) for s in shape
+    ):
+        return
+    fix = (
+        f"call {name}.compute_chunk_sizes() first (Dask then computes the sizes of its chunks)"
+        if hasattr(x, "compute_chunk_sizes")
+        else "give an array whose shape is known"
+    )
+    raise ValueError(
+        f"{name} has a shape that is not known yet, {shape} (the sizes of its chunks are unknown, "
+        f"as after boolean indexing of a Dask array); {fix}"
+    )

@@ -36,9 +36,24 @@ DTYPE_KINDS = {
 
 
 def host_available_memory() -> int | None:
-    """Bytes of host memory that can still be allocated: the RAM the kernel reports
-    available (``MemAvailable`` in ``/proc/meminfo``) plus free swap on Linux, else the
-    free physical pages (``os.sysconf``), else ``None`` (unknown)."""
+    """Bytes of host memory that this process can still allocate, or ``None`` (unknown).
+
+    The least of: the memory the operating system reports available (on Linux
+    ``MemAvailable`` in ``/proc/meminfo``, RAM that can be had without swapping, plus free
+    swap; else the free physical pages, ``os.sysconf``); the headroom under the process's
+    address-space limit (``RLIMIT_AS``, ``ulimit -v``: the limit less the address space in
+    use); and the headroom under the memory limits of its control group and the groups
+    above it (cgroup v2 ``memory.max`` less ``memory.current``, v1
+    ``memory.limit_in_bytes`` less ``memory.usage_in_bytes``; the kernel reclaims the
+    group's inactive file cache before it refuses, so that counts as free). A container
+    or job limit is then honoured, not only the machine's free memory."""
+    estimates = (_system_available(), _address_space_headroom(), _cgroup_headroom())
+    known = [free for free in estimates if free is not None]
+    return min(known) if known else None
+
+
+def _system_available() -> int | None:
+    """The memory the operating system reports available to any process (see above)."""
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             fields = dict(line.split(":", 1) for line in f if ":" in line)
@@ -50,6 +65,126 @@ def host_available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, OSError, ValueError):
         return None
+
+
+def _address_space_headroom() -> int | None:
+    """``RLIMIT_AS`` less the address space the process maps now (``/proc/self/statm``);
+    ``None`` without a limit (or on systems without ``resource``)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY or limit < 0:
+        return None
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            in_use = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        in_use = 0  # unknown: the limit itself bounds what can be had
+    return max(0, limit - in_use)
+
+
+#: where the kernel lists the control groups of this process, and where it mounts them
+_PROC_CGROUP = "/proc/self/cgroup"
+_CGROUP_MOUNT = "/sys/fs/cgroup"
+#: per cgroup version: the file of the memory limit, of the memory in use, and the key of
+#: ``memory.stat`` that counts reclaimable file cache
+_CGROUP_FILES = {
+    2: ("memory.max", "memory.current", "inactive_file"),
+    1: ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"),
+}
+#: a v1 limit this large means "no limit" (the kernel reports 2**63 rounded down to a page)
+_NO_CGROUP_LIMIT = 2**60
+
+
+def _cgroup_headroom() -> int | None:
+    """The least headroom under the memory limits of this process's control group and its
+    ancestors (cgroup v2, or v1's memory controller); ``None`` where no limit is set or
+    cgroups cannot be read (not Linux)."""
+    heads = [_headroom_in(version, folder) for version, folder in _cgroup_folders()]
+    known = [head for head in heads if head is not None]
+    return min(known) if known else None
+
+
+def _cgroup_folders() -> list[tuple[int, str]]:
+    """``(version, folder)`` of this process's memory cgroup and each ancestor up to the
+    mount's root, from ``/proc/self/cgroup`` (a folder missing under the mount, as in a
+    container without its own cgroup namespace, falls back to the mount's root)."""
+    try:
+        with open(_PROC_CGROUP, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    folders = []
+    for line in lines:
+        hierarchy, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if hierarchy == "0" and controllers == "":  # the v2 (unified) hierarchy
+            mounts = [(2, _CGROUP_MOUNT), (2, os.path.join(_CGROUP_MOUNT, "unified"))]
+        elif "memory" in controllers.split(","):
+            mounts = [(1, os.path.join(_CGROUP_MOUNT, "memory"))]
+        else:
+            continue
+        for version, mount in mounts:
+            if os.path.isfile(os.path.join(mount, "cgroup.procs")):  # a cgroup file system is mounted
+                folders += _ancestors(version, mount, path)
+    return folders
+
+
+def _ancestors(version: int, mount: str, path: str) -> list[tuple[int, str]]:
+    """The folder of cgroup ``path`` under ``mount`` and its parents up to ``mount``."""
+    folder = os.path.normpath(os.path.join(mount, path.lstrip("/")))
+    if not os.path.isdir(folder) or not folder.startswith(mount):
+        folder = mount
+    chain = [(version, folder)]
+    while folder != mount:
+        folder = os.path.dirname(folder)
+        chain.append((version, folder))
+    return chain
+
+
+def _headroom_in(version: int, folder: str) -> int | None:
+    """The limit less the memory in use (less its reclaimable file cache) of one cgroup
+    folder; ``None`` where it sets no limit or has no memory files."""
+    limit_file, usage_file, cache_key = _CGROUP_FILES[version]
+    try:
+        with open(os.path.join(folder, limit_file), encoding="ascii") as f:
+            text = f.read().strip()
+        if text == "max":
+            return None
+        limit = int(text)
+        with open(os.path.join(folder, usage_file), encoding="ascii") as f:
+            usage = int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+    if limit >= _NO_CGROUP_LIMIT:
+        return None
+    return max(0, limit - usage + _reclaimable_cache(folder, cache_key))
+
+
+def _reclaimable_cache(folder: str, key: str) -> int:
+    """The group's inactive file cache (``memory.stat``), which the kernel reclaims before
+    it refuses memory; 0 where it cannot be read."""
+    try:
+        with open(os.path.join(folder, "memory.stat"), encoding="ascii") as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def check_has_data(x: Any, name: str = "the array") -> None:
+    """``ValueError`` for an array that holds no values, only a shape and a dtype: a torch
+    tensor on the ``meta`` device (reading it would fail deep inside torch)."""
+    if getattr(x, "is_meta", False) is True:
+        raise ValueError(
+            f"{name} is a torch tensor on the 'meta' device, which holds no data (only a shape "
+            f"{tuple(x.shape)} and a dtype); give a tensor with values (on 'cpu' or a GPU)"
+        )
 
 
 def dtype_name(dtype: Any) -> str:
@@ -233,8 +368,8 @@ class Backend(ABC):
 
     def available_memory(self) -> int | None:
         """Bytes that an allocation on this backend's device can still get, or ``None`` if
-        unknown. On the host: the memory the operating system reports available (RAM that
-        can be had without swapping, plus free swap)."""
+        unknown. On the host: :func:`host_available_memory` (the memory the operating system
+        reports available, within the process's address-space and cgroup limits)."""
         return host_available_memory()
 
     @property
@@ -260,8 +395,12 @@ class Backend(ABC):
         """Any array (NumPy, PyTorch, JAX, nested lists) as an array of this backend.
 
         Arrays of another framework travel through DLPack where both sides
-        support it, else through NumPy.
+        support it, else through NumPy: their values are taken, detached from autograd
+        (another framework cannot carry a torch gradient), and bfloat16 arrays become
+        float32 (exactly) where this backend has no bfloat16. ``ValueError`` for a tensor
+        that holds no values (torch's ``meta`` device).
         """
+        check_has_data(x)
         if self.is_array(x):
             out = self.to_device(x)
         elif isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex)):
@@ -270,7 +409,7 @@ class Backend(ABC):
                 raise TypeError(f"expected an array of numbers, got {type(x).__name__} of {host.dtype}")
             out = self.from_numpy(host)
         elif hasattr(x, "__dlpack__") or hasattr(x, "__array__"):
-            out = self._from_foreign(x)
+            out = self._from_foreign(self._plain_foreign(x))
         else:
             raise TypeError(
                 f"expected an array (NumPy, PyTorch, JAX) or a nested list of numbers, got {type(x).__name__}"
@@ -278,6 +417,19 @@ class Backend(ABC):
         if dtype is not None:
             out = self.xp.astype(out, self.dtype(dtype_name(dtype)))
         return out
+
+    def _plain_foreign(self, x: Any) -> Any:
+        """Another framework's array as one whose values DLPack and NumPy can read: detached
+        from autograd, and bfloat16 widened to float32 where this backend has no bfloat16."""
+        if getattr(x, "requires_grad", False) is True:  # torch
+            x = x.detach()
+        dtype = getattr(x, "dtype", None)
+        if dtype is not None and str(dtype).endswith("bfloat16") and not self.supports_dtype("bfloat16"):
+            import array_api_compat
+
+            xp = array_api_compat.array_namespace(x)
+            x = xp.astype(x, xp.float32)
+        return x
 
     def _from_foreign(self, x: Any) -> Any:
         try:
@@ -326,6 +478,13 @@ class Backend(ABC):
         """Bits of 32-bit words, least significant first, as uint8 0/1 of last axis ``n_bits``."""
         # through bytes: 8-way uint8 temporaries instead of 32-way word-sized ones
         return self.unpack_bytes(self.words_to_bytes(words), n_bits)
+
+    def finish_before_exit(self, result: Any) -> Any:
+        """``result`` of a dispatched compiled draw. Where such a program calls back into
+        Python and may still be queued when the script ends (JAX on the CPU), the process
+        waits for it at exit (a callback starting during finalisation aborts the
+        interpreter); elsewhere ``result`` as it is."""
+        return result
 
     def philox_words_of(
         self, seed: Any, stream: Any, purpose: Any, block_start: int, n_blocks: int

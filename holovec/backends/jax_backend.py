@@ -284,6 +284,13 @@ class JaxBackend(Backend):
         callback = partial(_host_philox_words, block_start, n_blocks)
         return jax.pure_callback(callback, result, seed, stream, purpose, vmap_method="broadcast_all")
 
+    def finish_before_exit(self, result: Any) -> Any:
+        if not self.is_cpu:  # no host callbacks elsewhere (philox_words_of)
+            return result
+        from ._jax_exit import finish_before_exit
+
+        return finish_before_exit(result)
+
     def repeat(self, fn: Callable, state: Any, times: int) -> Any:
         """``fn`` applied ``times`` times to ``state``, as one compiled loop."""
         return jax.lax.fori_loop(0, times, lambda _, s: fn(s), state)

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_number
+from .._validation import check_known_shape, check_number
 from ..backends import DTYPE_KINDS, backend_name_of, dtype_name, get_backend
+from ..backends.base import check_has_data
 
 #: array classes whose values do not mean what a plain array's do (np.matrix, masked arrays)
 _REFUSED_ARRAYS = (np.matrix, np.ma.MaskedArray)
@@ -206,6 +207,8 @@ def check_values(
     """
     xp = backend.xp
     real = wide_float(backend)
+    check_has_data(values, name)
+    check_known_shape(values, name)
     if not isinstance(values, (np.ndarray, np.generic, list, tuple)) and not backend.is_array(values):
         framework = backend_name_of(values)
         if framework is not None or hasattr(values, "__dlpack__"):
@@ -223,8 +226,7 @@ def check_values(
         if backend.is_traced(array):
             return array
         if not bool(xp.all(xp.isfinite(array))):
-            host = backend.to_numpy(values)
-            raise _non_finite(name, host, host, real)
+            raise _non_finite(name, backend.to_numpy(values), backend.to_numpy(array), real)
     else:
         host = _host_values(values, name)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -18,6 +18,21 @@ backend. What ``x @ R`` becomes depends on the model:
 
 Other models (GHRR, BSDC, BSDC-SEG) raise ``TypeError``: their vectors are not a
 pointwise function of a projection.
+
+Memory: ``R`` takes ``n_features * dim * 4`` bytes (8 for float64 models). Drawn at
+once, its temporaries (the random words, 64-bit on torch, and the Box-Muller uniforms)
+would take five to six times that; it is drawn in blocks of ``DRAW_BLOCK_BYTES`` instead
+(row ``i`` of a draw does not depend on the rows drawn with it, so ``R`` is the same), and
+peaks at about twice ``R`` (the blocks and the matrix they are joined into) plus the
+temporaries of a block. Measured at dim=10,000 with 20,000 features (a 763 MiB matrix,
+3.7 GiB at its peak when drawn at once): 1,526 MiB with NumPy (tracemalloc); the growth of
+the process's resident memory 1,586 MiB with NumPy, 1,650 MiB with torch and 1,818 MiB
+with JAX on the CPU. Encoding ``n`` vectors takes a few times ``n * dim * 4`` bytes more
+(the projection and its rounding): batch large inputs. The size of ``R`` is checked when
+the encoder is made and again before the draw, against the memory the process may use
+(:meth:`holovec.backends.Backend.available_memory`: free memory within the process's
+limits), and refused with :class:`~holovec.models.AllocationError` before anything is
+allocated.
 """
 
 from __future__ import annotations
@@ -29,7 +44,7 @@ import numpy as np
 
 from .._validation import check_int, check_number
 from ..backends import dtype_name
-from ..models.base import VSAModel
+from ..models.base import CHECKED_ALLOCATION_BYTES, AllocationError, VSAModel
 from ..random import Purpose, random_normal
 from ._common import Sums
 from ._values import check_values
@@ -42,6 +57,16 @@ __all__ = ["RandomProjectionEncoder", "VectorEncoder"]
 #: NumPy on 2 cores, 1,797 x 64 features to D=10,000: 39 ms against 29 ms for one product
 #: of all rows, 36 ms in blocks of 128; one vector 0.5 ms against 2.3 ms in blocks of 128)
 ROWS_PER_PRODUCT = 16
+
+#: bytes of one block of the projection's draw (its rows of float32 or float64 values):
+#: small beside the matrices it matters for, whose temporaries (about 6 blocks) it bounds
+DRAW_BLOCK_BYTES = 16 * 2**20
+#: peak bytes of a draw at once per byte of its result (measured at dim=10,000, float32:
+#: NumPy and JAX 5, torch 6 with its 64-bit words)
+DRAW_PEAK_PER_BYTE = 6
+#: peak bytes of a draw in blocks per byte of the matrix: the blocks, the matrix they are
+#: joined into and the allocators' slack (measured, see above: NumPy 2.08, torch 2.16, JAX 2.38)
+JOINED_PEAK_PER_BYTE = 2.5
 
 #: element kinds that a real projection can be turned into (by sign, clip, unit length or phase)
 _KINDS = ("bipolar", "bounded", "binary", "phasor", "gaussian")
@@ -84,6 +109,7 @@ class VectorEncoder(Encoder):
         self.bandwidth = bandwidth
         self._matrix: Any = None
         self._sums = Sums.of(model)
+        self._check_matrix_memory()
 
     @property
     def real_dtype(self) -> Any:
@@ -92,18 +118,55 @@ class VectorEncoder(Encoder):
 
     @property
     def matrix(self) -> Any:
-        """The projection ``R``, shape ``(n_features, dim)`` (drawn on first use)."""
+        """The projection ``R``, shape ``(n_features, dim)`` (drawn on first use, in blocks
+        of rows: see the module's notes on memory)."""
         if self._matrix is None:
-            model = self.model
-            self._matrix = random_normal(
-                model.backend,
-                self.seed,
-                self.n_features,
-                model.dim,
-                self.real_dtype,
-                purpose=Purpose.PROJECTION,
-            )
+            self._check_matrix_memory()
+            self._matrix = self._draw_matrix(self.seed)
         return self._matrix
+
+    def _rows_per_block(self) -> int:
+        """Rows of ``R`` drawn at once: ``DRAW_BLOCK_BYTES`` of them, at least one."""
+        row_bytes = self.model.dim * np.dtype(dtype_name(self.real_dtype)).itemsize
+        return max(1, DRAW_BLOCK_BYTES // row_bytes)
+
+    def _draw_matrix(self, seed: int) -> Any:
+        """The seeded standard normal ``(n_features, dim)`` matrix, drawn block by block."""
+        model, n, rows = self.model, self.n_features, self._rows_per_block()
+        blocks = [
+            random_normal(
+                model.backend, seed, min(rows, n - start), model.dim, self.real_dtype,
+                purpose=Purpose.PROJECTION, row_start=start,
+            )
+            for start in range(0, n, rows)
+        ]  # fmt: skip
+        return blocks[0] if len(blocks) == 1 else model.xp.concat(blocks, axis=0)
+
+    def _matrix_peak_bytes(self) -> int:
+        """About the peak memory of drawing ``R``: the draw's temporaries of one block, and
+        for more than one block the blocks and the matrix they are joined into."""
+        row_bytes = self.model.dim * np.dtype(dtype_name(self.real_dtype)).itemsize
+        rows = self._rows_per_block()
+        block_peak = DRAW_PEAK_PER_BYTE * min(rows, self.n_features) * row_bytes
+        if self.n_features <= rows:
+            return block_peak
+        return block_peak + math.ceil(JOINED_PEAK_PER_BYTE * self.n_features * row_bytes)
+
+    def _check_matrix_memory(self) -> None:
+        """``AllocationError`` (before anything is allocated) where drawing ``R`` would need
+        more memory than the model's device has available."""
+        needed = self._matrix_peak_bytes()
+        if needed <= CHECKED_ALLOCATION_BYTES:
+            return
+        available = self.model.backend.available_memory()
+        if available is not None and needed > available:
+            raise AllocationError(
+                f"{type(self).__name__}: the projection of {self.n_features} features to dim "
+                f"{self.model.dim} needs about {needed / 2**30:.2f} GiB at its peak (a "
+                f"{dtype_name(self.real_dtype)} matrix of {self.n_features} x {self.model.dim} and its "
+                f"draw), more than the {available / 2**30:.2f} GiB available on device "
+                f"{self.model.backend.device_name}; use fewer features (a PCA first, say) or a smaller dim"
+            )
 
     def project(self, x: Any) -> Any:
         """``x @ R`` for checked input: ``(f,)`` -> ``(dim,)``, ``(n, f)`` -> ``(n, dim)``."""
@@ -113,11 +176,12 @@ class VectorEncoder(Encoder):
             raise ValueError(
                 f"x must have shape ({self.n_features},) or (n, {self.n_features}), got {tuple(values.shape)}"
             )
-        rows = xp.astype(values, self.real_dtype)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by encode, by row
+            rows = xp.astype(values, self.real_dtype)
         single = rows.ndim == 1
         if single:
             rows = rows[None, :]
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by encode, by row
+        with np.errstate(over="ignore", invalid="ignore"):
             # products of one shape: a row's projection (rounded by the kernel the matrix
             # library picks for the shape) does not depend on the rows it is encoded with
             z = model.backend.row_blocked_matmul(rows, self.matrix, ROWS_PER_PRODUCT)

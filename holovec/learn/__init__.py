@@ -21,6 +21,7 @@ holovec                    what it learns                                       
 """
 
 from . import _sklearn  # noqa: F401  (a clear ImportError without scikit-learn)
+from ._base import TrainingDivergedError
 from .encoding import HDEncoder
 from .persistence import load
 from .prototypes import AdaptHDClassifier, CentroidClassifier, NeuralHDClassifier, OnlineHDClassifier
@@ -36,5 +37,6 @@ __all__ = [
     "RegHDRegressor",
     "RidgeHDClassifier",
     "RidgeHDRegressor",
+    "TrainingDivergedError",
     "load",
 ]

@@ -1,16 +1,19 @@
-"""What every holovec estimator shares: its encoder, minibatches and progress (private)."""
+"""What every holovec estimator shares: its encoder, its parameters' rules, minibatches,
+progress and the check that training stayed finite (private)."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ..backends import dtype_name
+from ..backends import dtype_name, get_backend, resolve_backend_name
 from ..encoders.base import Encoder
 from ._data import batch_rows, batches, n_rows, take_rows
 from ._space import Space
@@ -20,20 +23,63 @@ from .encoding import HDEncoder
 _SHARED = ("model", "dim", "backend", "device", "seed")
 
 
-def check_positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
+class TrainingDivergedError(ValueError):
+    """Training produced numbers beyond the range of the learning space's floats (an
+    overflow, then NaN): the learning rate is too large for the data, or the targets are.
+    A ``ValueError`` (the parameters or data were unfit); the message says what to change."""
 
 
-def check_positive_number(value: Any, name: str, *, zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    if not (np.isfinite(value) and (value >= 0 if zero else value > 0)):
-        raise ValueError(
-            f"{name} must be a {'non-negative' if zero else 'positive'} finite number, got {value!r}"
-        )
-    return float(value)
+@dataclass(frozen=True)
+class Interval:
+    """The rule of a numeric parameter: an int (``integral``) or a finite real number within
+    ``low`` and ``high`` (``None``: unbounded), which ``closed`` includes (``"both"``,
+    ``"left"``, ``"right"`` or ``"neither"``). NumPy scalars pass like the Python numbers
+    they equal (grid searches make them from ``np.arange``)."""
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    integral: bool = False
+
+    def check(self, name: str, value: Any) -> None:
+        kind = numbers.Integral if self.integral else numbers.Real
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
+            raise TypeError(f"{name} must be {self.describe()}, got {type(value).__name__} {value!r}")
+        if not ((self.integral or math.isfinite(value)) and self._within(value)):  # (ints of any size)
+            raise ValueError(f"{name} must be {self.describe()}, got {value!r}")
+
+    def _within(self, value: Any) -> bool:
+        left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
+        above = self.low is None or (value >= self.low if left else value > self.low)
+        below = self.high is None or (value <= self.high if right else value < self.high)
+        return above and below
+
+    def describe(self) -> str:
+        noun = "an int" if self.integral else "a finite number"
+        left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
+        if self.low is not None and self.high is not None:
+            return f"{noun} in {'[' if left else '('}{self.low}, {self.high}{']' if right else ')'}"
+        if self.low is not None:
+            return f"{noun} {'>=' if left else '>'} {self.low}"
+        if self.high is not None:
+            return f"{noun} {'<=' if right else '<'} {self.high}"
+        return noun
+
+
+@dataclass(frozen=True)
+class Flag:
+    """The rule of a True/False parameter."""
+
+    def check(self, name: str, value: Any) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+
+
+#: shared rules: a positive int, a non-negative int, a positive number, a non-negative number
+POSITIVE_INT = Interval(1, integral=True)
+NON_NEGATIVE_INT = Interval(0, integral=True)
+POSITIVE = Interval(0, closed="neither")
+NON_NEGATIVE = Interval(0)
 
 
 class HDEstimator(BaseEstimator):
@@ -44,7 +90,24 @@ class HDEstimator(BaseEstimator):
     ``backend``, ``device`` and ``seed``), ``"precomputed"`` (``X`` holds the model's
     vectors), an :class:`HDEncoder` (cloned; the shared settings left at ``None`` are
     the encoder's), or any holovec encoder (its model is used).
+
+    Each parameter is checked at ``fit`` against its rule in ``_parameter_rules`` (merged
+    along the class's bases: a subclass restates a rule to change it).
     """
+
+    _parameter_rules: ClassVar[dict[str, Any]] = {"batch_size": POSITIVE_INT, "verbose": Flag()}
+
+    @classmethod
+    def _rules(cls) -> dict[str, Any]:
+        rules: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            rules.update(vars(klass).get("_parameter_rules", {}))
+        return rules
+
+    def _check_params(self) -> None:
+        """``TypeError`` or ``ValueError`` for the first parameter that breaks its rule."""
+        for name, rule in self._rules().items():
+            rule.check(name, getattr(self, name))
 
     def _make_encoder(self) -> HDEncoder:
         enc = self.encoder
@@ -55,19 +118,44 @@ class HDEstimator(BaseEstimator):
                 settings["encoding"] = "precomputed"
             return HDEncoder(**settings)
         if isinstance(enc, Encoder):
-            model = enc.model
-            given = {"model": model.name, "dim": model.dim, "seed": getattr(enc, "seed", None)}
-            self._check_agree(given, mine, "the encoder's model")
+            self._check_holovec_encoder(enc)
             return HDEncoder(encoder=enc)
         if isinstance(enc, HDEncoder):
             enc = clone(enc)
             given = enc.get_params(deep=False)
             self._check_agree({k: given[k] for k in _SHARED}, mine, "encoder")
+            if isinstance(given["encoder"], Encoder):
+                self._check_holovec_encoder(given["encoder"])
             enc.set_params(**{k: v for k, v in mine.items() if v is not None})
             return enc
         raise TypeError(
             f"encoder must be None, 'precomputed', an HDEncoder or a holovec encoder, got {enc!r}"
         )
+
+    def _check_holovec_encoder(self, enc: Encoder) -> None:
+        """``ValueError`` where this estimator's settings contradict a holovec encoder's
+        model: its model, dim, seed, backend and device are the encoder's to decide
+        (``backend="auto"`` leaves the choice to it)."""
+        model = enc.model
+        given = {"model": model.name, "dim": model.dim, "seed": getattr(enc, "seed", None)}
+        self._check_agree(given, {k: getattr(self, k) for k in _SHARED}, "the encoder's model")
+        here, asked = model.backend, self.backend
+        if isinstance(asked, str) and asked.lower() == "auto":
+            asked = None
+        if asked is not None:
+            name = resolve_backend_name(asked) if isinstance(asked, str) else asked.name
+            if name != here.name:
+                raise ValueError(
+                    f"{type(self).__name__}: backend={self.backend!r} disagrees with the encoder's "
+                    f"{model.name} model, which computes on {here.name!r}; leave backend=None to use "
+                    f"the encoder's, or build the encoder's model on {name!r}"
+                )
+        if self.device is not None and get_backend(here.name, self.device) != here:
+            raise ValueError(
+                f"{type(self).__name__}: device={self.device!r} disagrees with the encoder's "
+                f"{model.name} model, on device {here.device_name!r}; leave device=None to use "
+                "the encoder's, or build the encoder's model on that device"
+            )
 
     def _check_agree(self, given: dict, mine: dict, whose: str) -> None:
         for key, value in mine.items():
@@ -81,7 +169,6 @@ class HDEstimator(BaseEstimator):
 
     def _fit_encoder(self, X: Any) -> Any:
         """Fit the encoder on ``X``; ``X`` as checked."""
-        check_positive_int(self.batch_size, "batch_size")
         self.encoder_ = self._make_encoder()
         X = self.encoder_._fit(X)
         self.model_ = self.encoder_.model_
@@ -124,8 +211,7 @@ class HDEstimator(BaseEstimator):
         try:
             if needed <= self.cache_size * 2**20:
                 self._kept = None
-                parts = [h for _, h in self._encoded(X)]
-                self._kept = parts[0] if len(parts) == 1 else space.xp.concat(parts, axis=0)
+                self._kept = self._encode_all(X)
             yield
         finally:
             self.__dict__.pop("_kept", None)
@@ -134,8 +220,35 @@ class HDEstimator(BaseEstimator):
         """Encode the kept training set again (after the encoder changed)."""
         if getattr(self, "_kept", None) is not None:
             self._kept = None
-            parts = [h for _, h in self._encoded(X)]
-            self._kept = parts[0] if len(parts) == 1 else self.space_.xp.concat(parts, axis=0)
+            self._kept = self._encode_all(X)
+
+    def _encode_all(self, X: Any) -> Any:
+        """Every row's encoding, concrete (computed once on a lazy backend)."""
+        parts = [h for _, h in self._encoded(X)]
+        return self.space_.computed(parts[0] if len(parts) == 1 else self.space_.xp.concat(parts, axis=0))
+
+    def _check_in_range(self, total: Any, what: str, advice: str) -> None:
+        """``TrainingDivergedError`` unless ``total`` (a sum over the fitted state that
+        bounds it and the scores made from it) is a number within the range of the learning
+        space's floats (one number read back per check)."""
+        value = float(total)
+        largest = float(np.finfo(self.space_.dtype_name).max)
+        if not value <= largest:  # (NaN too)
+            raise TrainingDivergedError(
+                f"{type(self).__name__}: training diverged: {what} left the range of "
+                f"{self.space_.dtype_name} numbers (a sum over them came to {value:.3g}); {advice}"
+            )
+
+    @classmethod
+    def _fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        """The fitted state a saved estimator of this class holds, for checking a file
+        before its arrays are read: each attribute's shape (an array of the learning
+        space's floats; ``()``: a number), given the classes (``None`` for a regressor)
+        and the learning space's width."""
+        raise NotImplementedError
+
+    def _restore_derived(self) -> None:
+        """After loading: what derives from the saved state, made again (nothing here)."""
 
     def save(self, path: Any) -> None:
         """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back

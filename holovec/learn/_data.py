@@ -14,6 +14,8 @@ import array_api_compat
 import numpy as np
 from sklearn.utils.validation import validate_data
 
+from .._validation import check_known_shape
+from ..backends.base import check_has_data
 from ..random import fold_in
 
 
@@ -36,10 +38,16 @@ def batch_rows(model: Any, batch_size: int, n: int) -> int:
 
 def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
     """``X`` as a checked ``(n_samples, n_features)`` real matrix with at least one row,
-    setting ``n_features_in_`` (``reset``) or checking it against the fitted value."""
+    setting ``n_features_in_`` (``reset``) or checking it against the fitted value. A torch
+    tensor that requires grad is detached: estimators learn from the values (a graph of
+    every training step would only hold memory)."""
     if not is_framework_array(X):
         return validate_data(estimator, X, reset=reset, dtype=(np.float64, np.float32))
     name = type(estimator).__name__
+    check_has_data(X, "X")
+    check_known_shape(X, "X")
+    if getattr(X, "requires_grad", False) is True:
+        X = X.detach()
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D array of shape (n_samples, n_features), got shape {tuple(X.shape)}")
     xp = array_api_compat.array_namespace(X)
@@ -64,8 +72,10 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
 
 def host_labels(y: Any) -> np.ndarray:
     """Labels or targets as a NumPy array (framework arrays are moved to the host: they are small)."""
+    check_has_data(y, "y")
     if array_api_compat.is_torch_array(y):
-        return y.detach().cpu().numpy()
+        y = y.detach().cpu()
+        return (y.float() if str(y.dtype) == "torch.bfloat16" else y).numpy()  # float32 holds bfloat16
     if array_api_compat.is_jax_array(y):
         import jax
 
@@ -76,7 +86,11 @@ def host_labels(y: Any) -> np.ndarray:
 
 
 def n_rows(X: Any) -> int:
-    return int(X.shape[0]) if hasattr(X, "shape") else len(X)
+    """The number of samples of an array (its shape must be known) or a sequence."""
+    if not hasattr(X, "shape"):
+        return len(X)
+    check_known_shape(X, "X")
+    return int(X.shape[0])
 
 
 def take_rows(X: Any, rows: np.ndarray | slice) -> Any:

@@ -4,7 +4,8 @@ Class prototypes are bundles of encodings kept as sums, so learners need models 
 bundle is a sum (``model.bundle_is_sum``): a vector is lifted (``model.lift``) to the
 numbers that bundles add, complex ones as real rows of twice the length (the real parts,
 then the imaginary ones: one layout on every backend, so learned arrays move between
-them), and scaled to unit length so that every sample weighs the same.
+them), and scaled to unit length so that every sample weighs the same (so that scores are
+cosines, in [-1, 1], whatever vectors a user's encoder or ``"precomputed"`` input gives).
 A class score is then the cosine of an encoding and a prototype (0 for an empty prototype),
 one matrix product per batch; updates add a ``(batch, classes)`` coefficient matrix times
 the batch, one product too, on every backend alike.
@@ -19,9 +20,12 @@ import numpy as np
 
 from .._fixed_order import pair_dots_kernel, rounding_margin
 from ..encoders._values import wide_float
+from ..models import AllocationError
+from ..models.base import CHECKED_ALLOCATION_BYTES
 
-#: element kinds whose elements all have modulus 1 once lifted (see Space.row_length)
-_UNIT_ELEMENTS = ("bipolar", "binary", "phasor")
+#: element kinds whose lifted elements are all +-1, values the model's own checks pin
+#: (see Space.row_length); not phasors: FHRR accepts any finite complex numbers as vectors
+_UNIT_ELEMENTS = ("bipolar", "binary")
 
 
 class Space:
@@ -36,19 +40,25 @@ class Space:
         self.model = model
         self.xp = model.xp
         self.backend = model.backend
-        self.dtype = self._real_dtype()
+        self.dtype = model.backend.dtype(self.real_dtype_name(model.dtype_name))
         self.complex = model.dtype_name.startswith("complex")
-        self.width = model.dim * (2 if self.complex else 1)
-        # signs, bits (lifted to signs) and phasors have elements of modulus 1: every
-        # vector has length sqrt(dim), and one multiply makes it a unit row
+        self.width = self.width_of(model.dim, model.dtype_name)
+        # signs and bits (lifted to signs) are +-1: every vector has length sqrt(dim), and
+        # one multiply makes it a unit row
         self.row_length = math.sqrt(model.dim) if model.element_kind in _UNIT_ELEMENTS else None
 
     def __reduce__(self) -> tuple:
         return (Space, (self.model,))  # the array namespace is a module: rebuilt, not pickled
 
-    def _real_dtype(self) -> Any:
-        name = self.model.dtype_name
-        return self.model.backend.dtype("float64" if name in ("float64", "complex128") else "float32")
+    @staticmethod
+    def real_dtype_name(model_dtype: str) -> str:
+        """The float dtype learned arrays have for vectors of ``model_dtype``."""
+        return "float64" if model_dtype in ("float64", "complex128") else "float32"
+
+    @staticmethod
+    def width_of(dim: int, model_dtype: str) -> int:
+        """The learning space's width for vectors of ``dim`` elements of ``model_dtype``."""
+        return dim * (2 if model_dtype.startswith("complex") else 1)
 
     def features(self, vectors: Any) -> Any:
         """Model vectors ``(n, vector_length)`` as unit-length real rows ``(n, width)``."""
@@ -100,7 +110,7 @@ class Space:
 
     @property
     def dtype_name(self) -> str:
-        return "float64" if self.model.dtype_name in ("float64", "complex128") else "float32"
+        return self.real_dtype_name(self.model.dtype_name)
 
     def zeros(self, n_rows: int) -> Any:
         return self.xp.zeros((n_rows, self.width), dtype=self.dtype, device=self.model.device)
@@ -121,6 +131,37 @@ class Space:
             if active.shape[0] < coef.shape[0] // 2:
                 coef, H = xp.take(coef, active, axis=0), xp.take(H, active, axis=0)
         return P + xp.permute_dims(coef, (1, 0)) @ H
+
+    def computed(self, x: Any) -> Any:
+        """``x`` as a concrete array: on a lazy backend (Dask) its graph is computed once
+        here, so that what is fitted does not carry (and re-run) the graph of training, and
+        pickles; ``x`` itself elsewhere."""
+        backend = self.backend
+        return backend.asarray(backend.to_numpy(x)) if backend.lazy else x
+
+    def solve(self, A: Any, B: Any) -> Any:
+        """``A^-1 B`` for a square system ``A`` and a matrix ``B``. A lazy backend's system
+        is computed (in one graph: ``A`` and ``B`` share their inputs) and solved here in one
+        piece: Dask's blocked LU needs square chunks, which products of minibatches do not
+        have, and a fitted read-out is computed anyway."""
+        if not self.backend.lazy:
+            return self.xp.linalg.solve(A, B)
+        system = self.backend.to_numpy(self.xp.concat([A, B], axis=1))
+        n = A.shape[1]
+        return self.backend.asarray(np.linalg.solve(system[:, :n], system[:, n:]))
+
+    def check_memory(self, needed: int, what: str, advice: str) -> None:
+        """``AllocationError`` (a ``MemoryError`` and a ``ValueError``) before allocating
+        about ``needed`` bytes at the peak of ``what`` where the model's device has less
+        available (checked above the size the models check, as reading it costs time)."""
+        if needed <= CHECKED_ALLOCATION_BYTES:
+            return
+        available = self.backend.available_memory()
+        if available is not None and needed > available:
+            raise AllocationError(
+                f"{what} needs about {needed / 2**20:.0f} MiB at its peak, more than the "
+                f"{available / 2**20:.0f} MiB available on device {self.backend.device_name}; {advice}"
+            )
 
     def indices(self, t: np.ndarray) -> Any:
         """Class indices from the host as a backend int array."""

@@ -48,3 +48,16 @@ def regression_targets(y: Any, n: int) -> np.ndarray:
     if not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity.")
     return y
+
+
+def check_target_range(centred: np.ndarray, dtype_name: str, who: str) -> None:
+    """``ValueError`` where centred targets exceed what the learning space's floats
+    (``dtype_name``) hold: they would overflow when converted."""
+    largest = float(np.finfo(dtype_name).max)
+    spread = float(np.max(np.abs(centred), initial=0.0))
+    if not spread <= largest:
+        raise ValueError(
+            f"{who}: the targets lie up to {spread:.3g} from their mean, beyond the largest "
+            f"{dtype_name} number ({largest:.3g}) that the model learns in; scale the targets "
+            "(divide them by their spread) and scale predictions back"
+        )

@@ -9,10 +9,14 @@ import secrets
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._validation import check_known_shape
+from ..backends import dtype_name
+from ..backends.base import check_has_data
 from ..encoders import SinusoidEncoder, VectorEncoder
+from ..encoders._values import wide_float
 from ..encoders.base import Encoder
 from ..random import check_seed
 from ..vsa import VSA
@@ -31,14 +35,16 @@ def _tiny_scale(scale: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return scale < 10 * eps * np.maximum(1.0, np.abs(mean))
 
 
-class HDEncoder(TransformerMixin, BaseEstimator):
+class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Samples as hypervectors of a holovec model: a scikit-learn transformer.
 
     By default a numeric matrix ``X (n_samples, n_features)`` is standardised (each
-    feature centred and scaled by its training standard deviation; a feature constant in
-    training keeps scale 1) and encoded by a seeded nonlinear random projection
-    (``encoding="sinusoid"``, :class:`~holovec.encoders.SinusoidEncoder`) or a linear one
-    (``"projection"``, :class:`~holovec.encoders.VectorEncoder`: SimHash for MAP and BSC).
+    feature centred and scaled by its training standard deviation, in float64 before the
+    cast to the projection's float type, so that features far from zero, such as Unix
+    times, keep their spread; a feature constant in training keeps scale 1) and encoded by
+    a seeded nonlinear random projection (``encoding="sinusoid"``,
+    :class:`~holovec.encoders.SinusoidEncoder`) or a linear one (``"projection"``,
+    :class:`~holovec.encoders.VectorEncoder`: SimHash for MAP and BSC).
     ``encoding="precomputed"`` takes ``X`` as vectors of the model already (they are
     checked) and passes them through.
 
@@ -81,6 +87,10 @@ class HDEncoder(TransformerMixin, BaseEstimator):
     mean_, scale_ : standardisation statistics (NumPy arrays; ``None`` without standardising)
     seed_ : the seed used
     n_features_in_ : int (numeric input only)
+
+    The output columns are named ``hdencoder0``, ``hdencoder1``, ... by
+    :meth:`get_feature_names_out` (scikit-learn's convention for transformers whose
+    outputs are not their inputs), so pipelines and ``set_output`` can label them.
 
     Examples
     --------
@@ -182,6 +192,7 @@ class HDEncoder(TransformerMixin, BaseEstimator):
         self.model_ = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
         self._fit_scaling(X)
         self.encoder_ = self._make_encoder()
+        self._check_range(X)
         return X
 
     def _make_encoder(self) -> Any:
@@ -202,13 +213,22 @@ class HDEncoder(TransformerMixin, BaseEstimator):
             mean = backend.to_numpy(xp.mean(Xd, axis=0)).astype(np.float64)
             scale = backend.to_numpy(xp.std(Xd, axis=0)).astype(np.float64)
         else:
-            mean, scale = np.mean(X, axis=0, dtype=np.float64), np.std(X, axis=0, dtype=np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused below
+                mean, scale = np.mean(X, axis=0, dtype=np.float64), np.std(X, axis=0, dtype=np.float64)
+        overflow = ~(np.isfinite(mean) & np.isfinite(scale))
+        if overflow.any():
+            raise ValueError(
+                f"X: features {np.flatnonzero(overflow)[:10].tolist()} are too large to standardise "
+                "(their mean or standard deviation overflows float64); scale them down"
+            )
         scale = np.where(_tiny_scale(scale, mean), 1.0, scale)
         self.mean_, self.scale_ = mean, scale
 
     def _vectors(self, X: Any, *, reset: bool) -> Any:
         """Precomputed input: vectors of the model (checked, values included)."""
         model = self.model_
+        check_has_data(X, "X")
+        check_known_shape(X, "X")
         if not (is_framework_array(X) or isinstance(X, np.ndarray)):
             X = np.asarray(X)
         if X.ndim != 2 or X.shape[0] < 1:
@@ -241,7 +261,48 @@ class HDEncoder(TransformerMixin, BaseEstimator):
             return X
         if self.encoding == "precomputed":
             return self._vectors(X, reset=False)
-        return check_features(self, X, reset=False)
+        X = check_features(self, X, reset=False)
+        self._check_range(X)
+        return X
+
+    def _standardized(self, X: Any) -> Any:
+        """Checked features, standardised (where asked) in float64, before any cast to the
+        projection's float32: host input on the host, a framework's array on its device in
+        the backend's widest float (float64, or float32 on JAX without 64-bit mode, which
+        then holds the input's own precision)."""
+        if not is_framework_array(X):
+            x = np.asarray(X, dtype=np.float64)
+            return x if self.mean_ is None else (x - self.mean_) / self.scale_
+        backend = self.model_.backend
+        wide = wide_float(backend)
+        x = self.model_.xp.astype(backend.asarray(X), wide)
+        if self.mean_ is None:
+            return x
+        return (x - backend.asarray(self.mean_, dtype=wide)) / backend.asarray(self.scale_, dtype=wide)
+
+    def _check_range(self, X: Any) -> None:
+        """``ValueError`` naming the samples whose (standardised) features do not fit the
+        projection's float type: finite numbers that the cast would make infinite."""
+        real = dtype_name(self.encoder_.real_dtype)
+        limit = float(np.finfo(np.dtype(real)).max)
+        x = self._standardized(X)
+        xp = np if isinstance(x, np.ndarray) else self.model_.xp
+        with np.errstate(invalid="ignore", over="ignore"):
+            too_large = ~(xp.abs(x) <= limit)  # NaN (inf - inf) counts too
+        if not bool(xp.any(too_large)):
+            return
+        mask = too_large if isinstance(too_large, np.ndarray) else self.model_.backend.to_numpy(too_large)
+        rows = np.flatnonzero(mask.any(axis=1))
+        what = (
+            "standardised with the training mean and scale, (X - mean_) / scale_, are"
+            if self.mean_ is not None
+            else "are"
+        )
+        raise ValueError(
+            f"X: the features of samples {rows[:10].tolist()}{' and more' if rows.size > 10 else ''} "
+            f"{what} too large for the model's {real} (at most {limit:.6g} in magnitude); "
+            "scale the features down" + ("" if self.mean_ is not None else ", or set standardize=True")
+        )
 
     def _encode(self, rows: Any) -> Any:
         """Encode checked rows (one batch) on the model's backend."""
@@ -252,15 +313,12 @@ class HDEncoder(TransformerMixin, BaseEstimator):
             return enc.encode(rows)
         if self.encoding == "precomputed":
             return rows
-        model = self.model_
-        xp, backend = model.xp, model.backend
-        real = self.encoder_.real_dtype
-        x = xp.astype(backend.asarray(rows), real)
-        if self.mean_ is not None:
-            x = (x - backend.asarray(self.mean_.astype(np.float64), dtype=real)) / backend.asarray(
-                self.scale_, dtype=real
-            )
-        return self.encoder_.encode(x)
+        return self.encoder_.encode(self._standardized(rows))  # which casts to its float type
+
+    @property
+    def _n_features_out(self) -> int:
+        """The width of :meth:`transform`'s output (named by :meth:`get_feature_names_out`)."""
+        return int(self.model_.vector_length)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

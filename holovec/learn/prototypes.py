@@ -17,7 +17,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import HDEstimator, check_positive_int, check_positive_number
+from ._base import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, POSITIVE_INT, Flag, HDEstimator, Interval
 from ._data import batch_rows, batches, n_rows, take_rows
 from ._docs import shared_parameters
 from ._targets import class_indices, class_labels
@@ -31,22 +31,10 @@ _BINARISABLE = ("bipolar", "binary")
 class PrototypeClassifier(ClassifierMixin, HDEstimator):
     """Shared machinery of the prototype classifiers (fit, partial_fit, predict)."""
 
-    #: whether ``fit`` retrains for ``epochs`` after the first pass
-    _retrains = False
     #: whether the rule learns from a stream (``partial_fit``)
     _streams = True
 
-    def _check_params(self) -> None:
-        check_positive_int(self.batch_size, "batch_size")
-        if not isinstance(self.binarize, bool):
-            raise TypeError(f"binarize must be True or False, got {self.binarize!r}")
-        if not isinstance(self.verbose, bool):
-            raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
-        if self._retrains:
-            if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 0:
-                raise ValueError(f"epochs must be a non-negative int, got {self.epochs!r}")
-            check_positive_number(self.lr, "lr")
-            check_positive_number(self.cache_size, "cache_size", zero=True)
+    _parameter_rules: ClassVar[dict[str, Any]] = {"binarize": Flag()}
 
     # -- fitting ----------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> PrototypeClassifier:
@@ -120,12 +108,13 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
     _stream_is_bundling: ClassVar[bool] = True
 
     def _finish(self) -> None:
-        """After training: the binarised prototypes, where asked for."""
-        backend = self.model_.backend
-        if backend.lazy:
-            # a lazy backend (Dask): computed once here (a tree of class sums over the
-            # chunks), not again by every prediction
-            self.prototypes_ = backend.asarray(backend.to_numpy(self.prototypes_))
+        """After training: the prototypes checked and concrete, and binarised where asked for."""
+        # a lazy backend (Dask): computed once here (a tree of class sums over the chunks),
+        # not again by every prediction
+        self.prototypes_ = P = self.space_.computed(self.prototypes_)
+        # the squared lengths that every cosine divides by: finite, or training diverged
+        lr = f"lower lr (now {self.lr!r})" if hasattr(self, "lr") else "check the encodings"
+        self._check_in_range(self.space_.xp.sum(P * P), "the class prototypes", lr)
         self.class_vectors_ = None
         if not self.binarize:
             return
@@ -137,6 +126,13 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
             )
         # the sign of each prototype, with the model's tie-break: a bundle of the class
         self.class_vectors_ = model.finish_sum(self.prototypes_)
+
+    @classmethod
+    def _fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        return {"prototypes_": (n_classes, width)}
+
+    def _restore_derived(self) -> None:
+        self._finish()  # the prototypes checked, and binarised where asked for
 
     # -- predicting -------------------------------------------------------------------------
     def _scores(self, X: Any) -> np.ndarray:
@@ -258,7 +254,11 @@ class _Retraining(PrototypeClassifier):
     seeded shuffled order; ``lr`` scales each update relative to the class means that the
     first pass gives (prototypes of length at most 1)."""
 
-    _retrains = True
+    _parameter_rules: ClassVar[dict[str, Any]] = {
+        "epochs": NON_NEGATIVE_INT,
+        "lr": POSITIVE,
+        "cache_size": NON_NEGATIVE,
+    }
 
     def _train(self, X: Any, t: np.ndarray) -> None:
         self._initial(X, t)
@@ -274,6 +274,11 @@ class _Retraining(PrototypeClassifier):
                     bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
                 if self._after_epoch(epoch):
                     self._refresh_encodings(X)
+
+    @property
+    def _lr(self) -> float:
+        """``lr`` as a Python float (a NumPy scalar would widen float32 prototypes to float64)."""
+        return float(self.lr)
 
     def _initial(self, X: Any, t: np.ndarray) -> None:
         """The first pass: class means (bundles of unit-length samples over their count,
@@ -385,7 +390,7 @@ class AdaptHDClassifier(_Retraining):
 
     def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
         _, true, pred, wrong, mask = self._mistakes(P, H, t)
-        return self.space_.add(P, self.lr * wrong * (true - pred), H), mask
+        return self.space_.add(P, self._lr * wrong * (true - pred), H), mask
 
     def _stream_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
         return self._retrain_update(P, H, t)[0]
@@ -475,7 +480,7 @@ class OnlineHDClassifier(_Retraining):
 
     def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
         S, true, pred, wrong, _ = self._mistakes(P, H, t)
-        coef = self.lr * (true * (1 - S) - wrong * pred * (1 - S))
+        coef = self._lr * (true * (1 - S) - wrong * pred * (1 - S))
         return self.space_.add(P, coef, H)
 
     _stream_update = _first_pass_update
@@ -483,7 +488,7 @@ class OnlineHDClassifier(_Retraining):
 
     def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
         S, true, pred, wrong, mask = self._mistakes(P, H, t)
-        coef = self.lr * wrong * (true - pred) * (1 - S)
+        coef = self._lr * wrong * (true - pred) * (1 - S)
         return self.space_.add(P, coef, H), mask
 
 
@@ -564,12 +569,10 @@ class NeuralHDClassifier(AdaptHDClassifier):
         self.regen_rate = regen_rate
         self.regen_every = regen_every
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        rate = check_positive_number(self.regen_rate, "regen_rate")
-        if rate >= 1:
-            raise ValueError(f"regen_rate must be a fraction in (0, 1), got {self.regen_rate!r}")
-        check_positive_int(self.regen_every, "regen_every")
+    _parameter_rules: ClassVar[dict[str, Any]] = {
+        "regen_rate": Interval(0, 1, closed="neither"),
+        "regen_every": POSITIVE_INT,
+    }
 
     _streams = False
 

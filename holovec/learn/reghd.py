@@ -3,16 +3,16 @@ module of :class:`RegHDRegressor`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import HDEstimator, check_positive_int, check_positive_number
+from ._base import NON_NEGATIVE, POSITIVE_INT, HDEstimator, Interval
 from ._data import n_rows
 from ._docs import shared_parameters
-from ._targets import regression_targets
+from ._targets import check_target_range, regression_targets
 
 __all__ = ["RegHDRegressor"]
 
@@ -32,15 +32,18 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
 
     Each batch's step is that of the affine projection algorithm (normalised LMS for a
     batch): it moves the batch's predictions ``lr`` of the way to their targets. Few
-    epochs and a small ``lr`` regularise (the step fits noise otherwise).
+    epochs and a small ``lr`` regularise (the step fits noise otherwise). The intercept
+    starts at the targets' mean and is kept in float64 on the host, so a large offset of
+    the targets (timestamps, say) costs no precision; the model vector learns the rest.
 
     Parameters
     ----------
     {encoder_parameters}
     epochs : int, default 5
         Passes over the training set, each in an order shuffled from ``seed`` and the epoch.
-    lr : float, default 0.1
-        How far each batch's step moves the batch's predictions towards their targets.
+    lr : float in (0, 2), default 0.1
+        How far each batch's step moves the batch's predictions towards their targets
+        (the step converges for ``0 < lr < 2`` and diverges beyond).
     batch_size : int, default 32
         Samples per step (small batches take more steps per epoch); memory is bounded by
         it, not the data set.
@@ -57,8 +60,8 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     ----------
     coef_ : array of the model's backend, shape ``(width,)``
         The model hypervector ``w`` in the learning space.
-    intercept_ : 0-d array of the model's backend
-        The bias ``b``.
+    intercept_ : float
+        The bias ``b`` (float64).
     encoder_, model_, n_features_in_ :
         As for :class:`CentroidClassifier`.
 
@@ -99,20 +102,23 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         self.seed = seed
         self.verbose = verbose
 
-    def _check_params(self) -> None:
-        check_positive_int(self.batch_size, "batch_size")
-        check_positive_int(self.epochs, "epochs")
-        check_positive_number(self.lr, "lr")
-        check_positive_number(self.cache_size, "cache_size", zero=True)
-        if not isinstance(self.verbose, bool):
-            raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
+    _parameter_rules: ClassVar[dict[str, Any]] = {
+        "epochs": POSITIVE_INT,
+        # the affine projection algorithm's step converges in (0, 2) and diverges beyond
+        "lr": Interval(0, 2, closed="neither"),
+        "cache_size": NON_NEGATIVE,
+    }
+
+    @classmethod
+    def _fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        return {"coef_": (width,), "intercept_": ()}
 
     def fit(self, X: Any, y: Any) -> RegHDRegressor:
         """Train ``w`` and ``b`` for ``epochs`` passes."""
         self._check_params()
         X = self._fit_encoder(X)
         y = regression_targets(y, n_rows(X))
-        self._start(float(np.mean(y)))
+        self._start(y)
         bar = self._progress(self.epochs, type(self).__name__)
         with self._keeping_encodings(X):
             for epoch in bar:
@@ -127,46 +133,62 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
             self._check_params()
             X = self._fit_encoder(X)
             y = regression_targets(y, n_rows(X))
-            self._start(float(np.mean(y)))
+            self._start(y)
         else:
             X = self._check_input(X)
             y = regression_targets(y, n_rows(X))
         self._pass(X, y, None)
         return self
 
-    def _start(self, intercept: float) -> None:
-        space = self.space_
-        self.coef_ = space.zeros(1)[0]
-        self.intercept_ = space.backend.asarray(np.asarray(intercept), dtype=space.dtype)
+    def _start(self, y: np.ndarray) -> None:
+        self.coef_ = self.space_.zeros(1)[0]
+        self.intercept_ = float(np.mean(y))
 
     def _pass(self, X: Any, y: np.ndarray, epoch: int | None) -> float:
-        """One pass of least-mean-squares; the sum of squared errors before each step."""
+        """One pass of least-mean-squares over the residuals ``y - intercept_`` (taken in
+        float64 on the host, so the targets' offset loses no precision): ``w`` and the
+        intercept's change ``b`` move against each batch's errors. Returns the sum of
+        squared errors before each step (``verbose`` only, else 0)."""
         space = self.space_
         xp, backend = space.xp, space.backend
-        total = 0.0
+        residual = y - self.intercept_
+        check_target_range(residual, space.dtype_name, type(self).__name__)
+        lr = float(self.lr)  # a Python float: a NumPy scalar would widen float32 arrays
+        device = space.model.device
+        coef = self.coef_
+        b = total = xp.zeros((1,), dtype=space.dtype, device=device)
         for rows, H in self._encoded(X, epoch=epoch):
-            target = backend.asarray(y[rows], dtype=space.dtype)
-            err = target - (H @ self.coef_ + self.intercept_)
+            err = backend.asarray(residual[rows], dtype=space.dtype) - (H @ coef + b)
             # the batch's step of the affine projection algorithm (NLMS for a batch of m):
             # a = lr * (H H' + 1 + delta I)^-1 err moves the prediction of every sample of the
-            # batch lr of the way to its target at once (the 1 is the intercept's column)
-            m = target.shape[0]
+            # batch lr of the way to its target at once (the 1 is the intercept's column);
+            # on a lazy backend it stays in the pass's graph (its chunks are square)
+            m = err.shape[0]
             gram = space.product(H, xp.permute_dims(H, (1, 0))) + (
-                1.0 + _DELTA * xp.eye(m, dtype=space.dtype, device=space.model.device)
+                1.0 + _DELTA * xp.eye(m, dtype=space.dtype, device=device)
             )
-            a = self.lr * xp.linalg.solve(gram, err[:, None])[:, 0]
-            self.coef_ = self.coef_ + a @ H
-            self.intercept_ = self.intercept_ + xp.sum(a)
-            total = total + xp.sum(err * err)
-        return float(total)
+            a = lr * xp.linalg.solve(gram, err[:, None])[:, 0]
+            coef = coef + a @ H
+            b = b + xp.sum(a, keepdims=True)
+            if self.verbose:
+                total = total + xp.sum(err * err, keepdims=True)
+        # the pass computed once on a lazy backend (not again by each prediction)
+        state = space.computed(xp.concat([coef, b, total]))
+        coef, b = state[:-2], state[-2]
+        self._check_in_range(
+            xp.sum(xp.abs(coef)) + xp.abs(b), "the model vector",
+            f"lower lr (now {self.lr!r}), or scale the targets (divide them by their spread)",
+        )  # fmt: skip
+        self.coef_ = coef
+        self.intercept_ = self.intercept_ + float(b)
+        return float(state[-1])
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted targets ``<w, h> + b``, shape ``(n_samples,)``."""
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
         xp = self.space_.xp
-        parts = [
-            self.space_.product(H, self.coef_[:, None])[:, 0] + self.intercept_ for _, H in self._encoded(X)
-        ]
+        parts = [self.space_.product(H, self.coef_[:, None])[:, 0] for _, H in self._encoded(X)]
         out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
-        return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)
+        # the float64 intercept added on the host (the learning space's floats may be float32)
+        return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64) + self.intercept_
