@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from ..random import Purpose, fold_in, random_normal, random_uniform
+from ..random import Purpose, fold_in, random_uniform
 from .vector import VectorEncoder
 
 __all__ = ["SinusoidEncoder"]
@@ -103,9 +103,8 @@ class SinusoidEncoder(VectorEncoder):
         mask_host[idx] = True
         mask = model.backend.asarray(mask_host)
         seed = fold_in(self.seed, "regenerate", self.regenerations)
-        fresh = random_normal(
-            model.backend, seed, self.n_features, model.dim, self.real_dtype, purpose=Purpose.PROJECTION
-        )
+        self._check_matrix_memory()
+        fresh = self._draw_matrix(seed)  # in blocks, as the first draw (bounded peak)
         self._matrix = xp.where(mask[None, :], fresh, self.matrix)
         self._offsets = xp.where(mask, self._draw_offsets(seed), self.offsets)
 
