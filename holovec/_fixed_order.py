@@ -6,7 +6,11 @@ a float step apart from one machine, batch or chunk to the next. Where such scor
 an order (top-k, ties, the predicted class), holovec recomputes them here, in arithmetic
 every backend performs identically:
 
-1. the operands are widened to float64, where the product of two float32 numbers is exact;
+1. the operands are widened to float64, where the product of two float32 numbers is exact
+   (and no sum of such products overflows or underflows: float32 vectors of any finite
+   size are safe here; the cosine models' ``score_operand`` divides float64 rows too large
+   for these sums by their largest magnitude, see :mod:`holovec.models._magnitude`, and a
+   search refuses scores that still overflow);
 2. the products are summed by a *pairwise fold* in float64: a row of length ``n`` becomes
    ``x[i] + x[i + n // 2]`` for ``i < n // 2`` (the last element carried when ``n`` is odd),
    repeated until one number is left. Every step is an elementwise IEEE-754 addition,

@@ -33,6 +33,8 @@ CHECKS = [
     "compiled_once",
     "bad_input",
     "non_finite",
+    "replicated_codebook",
+    "cleanup_on_devices",
 ]
 
 
@@ -174,7 +176,7 @@ def check_no_score_matrix() -> str:
     q = model.asarray(queries)
     search(model, q, book, 5)
     program = next(reversed(_jax_sharded._programs.values()))
-    text = _compiled_text(program, _jax_sharded._replicated(q, book.sharding.mesh), book)
+    text = _compiled_text(program, _jax_sharded.replicated(q, book.sharding.mesh), book)
     gathers = re.findall(r"= (\w+\[[\d,]*\])[^\n]*? all-gather\(", text)
     assert gathers, "no all-gather in the compiled program"
     # every device sends its 10 queries' candidates: the top 5 and the few more that the
@@ -264,6 +266,76 @@ def check_non_finite() -> str:
     )
 
 
+def _replicated_over_all(x: Any) -> Any:
+    import jax
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    return jax.device_put(x, NamedSharding(Mesh(np.array(jax.devices()), ("rows",)), P()))
+
+
+def check_replicated_codebook() -> str:
+    """A codebook (and queries) replicated over the 4 devices: searched as the copy on the
+    model's device (issue 20, item 13: XLA's "incompatible devices" before)."""
+    import jax
+
+    from holovec import VSA
+    from holovec.retrieval import ItemStore, search, shard_rows
+
+    single = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    for name, dim in (("MAP", 16), ("HRR", 64)):
+        np_model, items, queries = _data(name, dim)
+        model = VSA.create(name, dim=dim, backend="jax")
+        book, q = _replicated_over_all(model.asarray(items)), model.asarray(queries)
+        assert len(book.sharding.device_set) == 4 and book.sharding.is_fully_replicated
+        exact = name == "MAP"
+        for k in (1, 5):
+            want = search(np_model, queries, items, k)
+            got = search(model, q, book, k)
+            assert got[0].sharding == single and got[1].sharding == single, got[0].sharding
+            _compare(f"{name} search k={k}", got, want, exact)
+            _compare(f"{name} store k={k}", ItemStore(model).fit(book).search(q, k), want, exact)
+            # replicated queries, against a replicated and a sharded codebook
+            _compare(
+                f"{name} replicated queries k={k}",
+                search(model, _replicated_over_all(q), book, k),
+                want,
+                exact,
+            )
+            sharded = shard_rows(model.asarray(items))
+            _compare(f"{name} sharded k={k}", search(model, _replicated_over_all(q), sharded, k), want, exact)
+    return "search, ItemStore, replicated queries: equal to NumPy, results on the model's device"
+
+
+def check_cleanup_on_devices() -> str:
+    """cleanup (hard and soft) against a codebook sharded by rows or replicated equals
+    cleanup against the same codebook on one device (issue 20, item 13)."""
+    import jax
+    import numpy as np
+
+    from holovec import VSA
+    from holovec.retrieval import cleanup, shard_rows
+
+    single = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    for name, dim in (("MAP", 16), ("HRR", 64), ("FHRR", 64)):
+        _, items, queries = _data(name, dim)
+        model = VSA.create(name, dim=dim, backend="jax")
+        one = model.asarray(items)
+        noisy = model.asarray(queries)
+        books = {"sharded": shard_rows(one), "replicated": _replicated_over_all(one)}
+        for soft in (False, True):
+            want = np.asarray(cleanup(model, noisy, one, soft=soft))
+            for what, book in books.items():
+                got = cleanup(model, noisy, book, soft=soft)
+                assert got.sharding == single, (name, what, soft, got.sharding)
+                if soft:  # sums over devices: rounding may differ
+                    assert np.allclose(np.asarray(got), want, atol=1e-5), (name, what)
+                else:
+                    assert np.array_equal(np.asarray(got), want), (name, what)
+    return "MAP, HRR, FHRR: hard and soft, sharded and replicated"
+
+
 def run_checks() -> None:
     _setup()
     runs: dict[str, Callable[[], str]] = {
@@ -274,6 +346,8 @@ def run_checks() -> None:
         "compiled_once": check_compiled_once,
         "bad_input": check_bad_input,
         "non_finite": check_non_finite,
+        "replicated_codebook": check_replicated_codebook,
+        "cleanup_on_devices": check_cleanup_on_devices,
     }
     assert list(runs) == CHECKS
     for name, fn in runs.items():

@@ -385,3 +385,58 @@ def test_ridge_peak_memory_is_within_the_stated_bound(n, dim):
         tracemalloc.stop()
     bound = min(ridge_peak_bytes(n, 2 * dim, 3, 256, 4, 8))
     assert bound / 2 < peak <= bound + 2**20  # (NumPy saves one matrix: see ridge's notes)
+
+
+# -- found by the fuzz suite (tests/fuzz/test_fuzz_learn.py) -----------------------------------
+def test_labels_that_do_not_sort_together_are_refused():
+    """Labels mixing strings and numbers: NumPy's raw "'<' not supported" from inside
+    scikit-learn's check before; now a TypeError naming the kinds."""
+    X, _, labels = _data(10)
+    mixed = np.array(["1", 1, 1, 2, 2, 1, 1, 2, 1, 1], dtype=object)
+    with pytest.raises(TypeError, match=r"labels of one kind.*int, str"):
+        CentroidClassifier(dim=64, seed=0).fit(X, mixed)
+    with pytest.raises(TypeError, match="classes must hold labels of one kind"):
+        AdaptHDClassifier(dim=64, seed=0).partial_fit(X, labels, classes=np.array([1, "1", 2], dtype=object))
+
+
+def test_stream_labels_of_another_kind_than_the_classes_are_unknown_labels():
+    X, _, labels = _data(10)
+    words = np.array(["x", "y", "z"], dtype=object)[labels]
+    with pytest.raises(ValueError, match="y holds labels not in classes_"):
+        CentroidClassifier(dim=64, seed=0).partial_fit(X, words, classes=[0, 1, 2])
+
+
+@pytest.mark.parametrize(
+    ("make", "targets"),
+    [
+        (RegHDRegressor, "y"),
+        (RidgeHDRegressor, "y"),
+        (RidgeHDClassifier, "labels"),
+        (CentroidClassifier, "labels"),
+    ],
+)
+def test_a_crafted_state_beyond_the_float_range_is_refused(make, targets, tmp_path):
+    """Finite values whose sum overflows float32 (1e38 each): regressors and ridge loaded
+    them and predicted infinity (with NumPy's overflow warning); no fit leaves them."""
+    X, y, labels = _data(40)
+    make(dim=64, seed=0).fit(X, y if targets == "y" else labels).save(tmp_path / "good.npz")
+    name = "prototypes_" if make is CentroidClassifier else "coef_"
+
+    def huge(record, arrays):
+        arrays[name] = np.full_like(arrays[name], 1e38)
+
+    with pytest.raises(ValueError, match="beyond the range of float32 numbers"):
+        load(_craft(tmp_path / "good.npz", tmp_path / "bad.npz", huge))
+
+
+def test_a_singular_ridge_system_is_an_error_that_says_raise_alpha(backend):
+    """Equal samples (+-1 encodings: an exactly singular system) and an alpha that vanishes
+    next to them: NumPy's LinAlgError and torch's RuntimeError escaped from the solve
+    before (JAX: non-finite values, refused by the range check)."""
+    X, y, _ = _data(12)
+    X[1] = X[0]
+    encoder = HDEncoder(model="MAP", encoding="projection", dim=64, seed=0)
+    reg = RidgeHDRegressor(encoder=encoder, alpha=1e-300, backend=backend, device="cpu")
+    with pytest.raises(ValueError, match="raise alpha") as info:
+        reg.fit(X, y)
+    assert type(info.value) in (ValueError, TrainingDivergedError)  # not a framework's error

@@ -233,7 +233,7 @@ def _program(
     return program
 
 
-def _replicated(x: Any, mesh: Mesh) -> Any:
+def replicated(x: Any, mesh: Mesh) -> Any:
     """``x`` on every device of ``mesh`` (every process gives its own copy of the same
     values, as in any multi-controller JAX program)."""
     sharding = NamedSharding(mesh, P())
@@ -253,20 +253,33 @@ def _on(x: Any, device: Any) -> Any:
     return jax.device_put(x.addressable_data(0), device)
 
 
+def in_one_place(x: Any, device: Any) -> Any:
+    """``x`` (on several devices) as one array on ``device``: its copy there where ``x`` is
+    replicated (no transfer), else gathered there (a split array of several processes is
+    first replicated on every device, in one program, as :func:`gather_rows` does)."""
+    sharding = x.sharding
+    if not sharding.is_fully_replicated:
+        if sharding.is_fully_addressable:
+            return jax.device_put(x, device)
+        everywhere = NamedSharding(sharding.mesh, P())
+        x = jax.jit(lambda a: a, out_shardings=everywhere)(x)
+    return _on(x, device)
+
+
 def gather_rows(x: Any, rows: np.ndarray, device: Any) -> Any:
     """Rows ``rows`` (host ints, the same on every process) of an array sharded over a mesh,
     as a plain array on ``device``: gathered to every device in one program."""
     mesh = x.sharding.mesh
-    replicated = NamedSharding(mesh, P())
-    index = _replicated(jnp.asarray(rows), mesh)
-    taken = jax.jit(lambda a, i: jnp.take(a, i, axis=0), out_shardings=replicated)(x, index)
+    everywhere = NamedSharding(mesh, P())
+    index = replicated(jnp.asarray(rows), mesh)
+    taken = jax.jit(lambda a, i: jnp.take(a, i, axis=0), out_shardings=everywhere)(x, index)
     return _on(taken, device)
 
 
 def _bad_rows(x: Any, mesh: Mesh) -> list[int]:
     """Indices of the rows of ``x`` (2-d) that hold NaN or infinity (an error path)."""
-    replicated = NamedSharding(mesh, P())
-    finite = jax.jit(lambda a: jnp.all(jnp.isfinite(a), axis=-1), out_shardings=replicated)(x)
+    everywhere = NamedSharding(mesh, P())
+    finite = jax.jit(lambda a: jnp.all(jnp.isfinite(a), axis=-1), out_shardings=everywhere)(x)
     return [int(i) for i in np.flatnonzero(~np.asarray(finite))[: _SHOWN + 1]]
 
 
@@ -309,12 +322,12 @@ def sharded_search(
     k_out = min(int(k), n)
     inexact = jnp.issubdtype(items.dtype, jnp.inexact)
     program = _program(search_part, q, items, mesh, names, int(k), bool(inexact))
-    best, idx, ok = program(_replicated(q, mesh), items)
+    best, idx, ok = program(replicated(q, mesh), items)
     if inexact and not int(_on(ok, device)):
         # an error path: the caller's own checks name the rows, shard by shard (items
         # first, as a search of one array checks them), with each shard's first row
         for shard in sorted(items.addressable_shards, key=lambda sh: sh.index[0].start or 0):
             search_part(q, jax.device_put(shard.data, device), k, shard.index[0].start or 0)
-        raise _finite_error("queries", _bad_rows(_replicated(q, mesh), mesh))
+        raise _finite_error("queries", _bad_rows(replicated(q, mesh), mesh))
     best, idx = _on(best, device), _on(idx, device)
     return jnp.reshape(best, (*batch, k_out)), jnp.reshape(idx, (*batch, k_out))

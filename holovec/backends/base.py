@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_int
+
 #: dtype names a model may ask for, mapped to the kind of number they hold.
 DTYPE_KINDS = {
     "bool": "bool",
@@ -549,13 +551,68 @@ class Backend(ABC):
         distances lowest index first (as a stable sort of the whole distance matrix).
 
         ``queries`` ``(n_q, n_bytes)`` and ``items`` ``(n_i, n_bytes)`` are bit-packed uint8
-        (:meth:`pack_bits`) whose bits past ``n_bits`` are zero on both sides. The search hook
-        of :mod:`holovec.retrieval` for binary and bipolar codes. This default scores chunks
-        of items with :meth:`hamming_matrix` and merges a running :meth:`top_k`; backends on
-        the host override it with a fused XOR/popcount kernel (no score matrix)."""
+        arrays of this backend (:meth:`pack_bits`) whose bits past ``n_bits`` are zero on both
+        sides, ``n_bytes`` at most the whole 64-bit words that ``n_bits`` bits take. ``k`` is
+        a positive int (more than ``n_i``: all items), as the top-k of
+        :mod:`holovec.retrieval` takes it. The search hook of :mod:`holovec.retrieval` for
+        binary and bipolar codes.
+
+        The arguments are checked here (shapes, dtypes and ``k``: no values read), once for
+        every backend; the search itself is the backend's kernel, :meth:`_hamming_top_k`.
+
+        Raises
+        ------
+        TypeError
+            ``queries`` or ``items`` not uint8 arrays of this backend; ``n_bits`` or ``k``
+            not an int (a bool, a float or a string is refused, not truncated).
+        ValueError
+            Arrays not 2-d, of different widths, or no items; ``n_bits`` that the width
+            cannot hold or that leaves a whole 64-bit word of padding; ``k < 1``.
+        """
+        k = self._checked_hamming_arguments(queries, items, n_bits, k)
+        return self._hamming_top_k(queries, items, int(n_bits), k)
+
+    def _checked_hamming_arguments(self, queries: Any, items: Any, n_bits: Any, k: Any) -> int:
+        """``min(k, n_i)`` for valid arguments of :meth:`hamming_top_k`, else a clear error."""
+        uint8 = self.dtype("uint8")
+        for name, x in (("queries", queries), ("items", items)):
+            if not self.is_array(x):
+                raise TypeError(
+                    f"hamming_top_k: {name} must be a {self.array_type_name} of backend {self.name!r}, "
+                    f"got {type(x).__module__}.{type(x).__name__}"
+                )
+            if x.dtype != uint8:
+                raise TypeError(f"hamming_top_k: {name} must be bit-packed uint8, got dtype {x.dtype}")
+            if x.ndim != 2:
+                raise ValueError(
+                    f"hamming_top_k: {name} must be 2-d (rows of packed bytes), got shape {tuple(x.shape)}"
+                )
+        n_bytes = int(queries.shape[1])
+        if int(items.shape[1]) != n_bytes:
+            raise ValueError(
+                f"hamming_top_k: queries and items must have the same width, got {n_bytes} bytes per "
+                f"query and {int(items.shape[1])} per item"
+            )
+        n_bits = check_int(n_bits, "hamming_top_k: n_bits", 1)
+        words = -(-n_bits // 64)
+        if not -(-n_bits // 8) <= n_bytes <= 8 * words:
+            raise ValueError(
+                f"hamming_top_k: {n_bits} bits are packed in {-(-n_bits // 8)} to {8 * words} bytes "
+                f"(whole 64-bit words at most), got rows of {n_bytes} bytes"
+            )
+        k = check_int(k, "hamming_top_k: k", 1)
+        n = int(items.shape[0])
+        if n == 0:
+            raise ValueError("hamming_top_k: cannot search an empty set of items")
+        return min(k, n)
+
+    def _hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+        """The kernel of :meth:`hamming_top_k` for checked arguments (``1 <= k <= n_i``). This
+        default scores chunks of items with :meth:`hamming_matrix` and merges a running
+        :meth:`top_k`; backends on the host override it with a fused XOR/popcount kernel
+        (no score matrix)."""
         xp = self.xp
         n = items.shape[0]
-        k = min(int(k), n)
         per_item = max(
             1, 4 * queries.shape[0] + self.hamming_temp_bytes(queries.shape[0], items.shape[1], n_bits)
         )
@@ -727,6 +784,30 @@ class Backend(ABC):
         row stays within one chunk's budget, on backends that partition arrays into chunks
         (Dask: an encoder's inputs, a few bytes per row, would otherwise come in chunks of
         millions of rows, each encoded at once); ``x`` itself on the others (this default)."""
+        return x
+
+    def cond(self, pred: Any, shortcut: Callable[[], Any], general: Callable[[], Any]) -> Any:
+        """``shortcut()`` where the 0-d boolean ``pred`` holds, else ``general()``: for a
+        ``general`` that is always right and a ``shortcut`` that gives the same where ``pred``
+        holds, only faster. ``pred`` is read where it can be; where it cannot (a trace, a lazy
+        graph) this default takes ``general``, and JAX branches inside its compiled program
+        (``jax.lax.cond``: one branch runs)."""
+        if self.lazy or self.is_traced(pred):
+            return general()
+        return shortcut() if bool(pred) else general()
+
+    def in_one_place(self, x: Any) -> Any:
+        """``x`` as one array on this backend's device, where the framework can hold an array
+        on several devices (JAX): an array replicated over several devices becomes its copy
+        on this one (no transfer), one split over several is gathered here. ``x`` itself
+        where it is in one place (this default). Retrieval takes replicated codebooks and
+        queries this way, and brings results computed over several devices here."""
+        return x
+
+    def replicated_like(self, x: Any, like: Any) -> Any:
+        """``x`` replicated over the devices that ``like`` is split over (JAX: queries made
+        to meet a codebook sharded by rows, so that one computation spans both), or ``x``
+        itself where ``like`` is in one place (this default)."""
         return x
 
     def is_partitioned(self, x: Any) -> bool:

@@ -235,7 +235,7 @@ class DaskBackend(Backend):
             _top_k_block,
             "(n)->(k),(k)",
             scores,
-            k,
+            k=k,  # a keyword: a positional one would count as a second array
             output_dtypes=(scores.dtype, np.int64),
             output_sizes={"k": k},
             vectorize=False,
@@ -253,7 +253,7 @@ class DaskBackend(Backend):
             _merge_top_k_block,
             "(a),(a),(b),(b)->(k),(k)",
             *pieces,
-            k,
+            k=k,
             output_dtypes=(np.result_type(low[0].dtype, high[0].dtype), np.int64),
             output_sizes={"k": k},
             allow_rechunk=False,

@@ -346,9 +346,9 @@ class JaxBackend(Backend):
         # the float product (tensor cores) is what XLA does best, so the dense path stays
         return self.is_cpu
 
-    def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+    def _hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
         if not self.is_cpu or self.is_traced(queries) or self.is_traced(items):
-            return super().hamming_top_k(queries, items, n_bits, k)
+            return super()._hamming_top_k(queries, items, n_bits, k)
         from . import _packed  # on the CPU: the host kernel on NumPy views of JAX's buffers
 
         d, i = _packed.hamming_top_k(np.asarray(queries), np.asarray(items), k)
@@ -361,6 +361,25 @@ class JaxBackend(Backend):
 
     def synchronize(self) -> None:
         (jnp.zeros((), device=self.device) + 0).block_until_ready()
+
+    def cond(self, pred: Any, shortcut: Callable[[], Any], general: Callable[[], Any]) -> Any:
+        if self.is_traced(pred):
+            return jax.lax.cond(pred, shortcut, general)
+        return super().cond(pred, shortcut, general)
+
+    def in_one_place(self, x: Any) -> Any:
+        if self.is_traced(x) or len(getattr(getattr(x, "sharding", None), "device_set", ())) < 2:
+            return x
+        from ._jax_sharded import in_one_place
+
+        return in_one_place(x, self.device)
+
+    def replicated_like(self, x: Any, like: Any) -> Any:
+        if self.is_traced(x) or self.is_traced(like) or not self.is_partitioned(like):
+            return x
+        from ._jax_sharded import replicated
+
+        return replicated(x, like.sharding.mesh)
 
     def is_partitioned(self, x: Any) -> bool:
         if self.is_traced(x) or len(getattr(getattr(x, "sharding", None), "device_set", ())) < 2:

@@ -225,7 +225,7 @@ class NumpyBackend(Backend):
             x = np.ascontiguousarray(x).view(np.uint64)
         return np.bitwise_count(x).sum(axis=-1, dtype=np.int32)
 
-    def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+    def _hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
         from . import _packed  # the fused kernel (numba where installed, else NumPy)
 
         return _packed.hamming_top_k(queries, items, k)

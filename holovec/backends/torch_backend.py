@@ -175,7 +175,8 @@ class TorchBackend(Backend):
 
     def is_traced(self, x: Any) -> bool:
         # functorch transforms (vmap, grad) wrap tensors; torch.compile traces with fake tensors
-        return torch._C._functorch.is_functorch_wrapped_tensor(x) or torch.compiler.is_compiling()
+        # (asked first: dynamo cannot trace the functorch query, and need not)
+        return torch.compiler.is_compiling() or torch._C._functorch.is_functorch_wrapped_tensor(x)
 
     def jit(self, fn: Callable) -> Callable:
         return torch.compile(fn)
@@ -249,9 +250,9 @@ class TorchBackend(Backend):
             dots = (b.float() @ q.float().T).T.round().to(torch.int32)
         return (n_bits - dots) // 2
 
-    def hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
+    def _hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
         if self.device.type != "cpu" or torch.compiler.is_compiling():
-            return super().hamming_top_k(queries, items, n_bits, k)
+            return super()._hamming_top_k(queries, items, n_bits, k)
         from . import _packed  # on the CPU: the host kernel on zero-copy NumPy views
 
         d, i = _packed.hamming_top_k(queries.contiguous().numpy(), items.contiguous().numpy(), k)

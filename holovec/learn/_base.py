@@ -227,16 +227,33 @@ class HDEstimator(BaseEstimator):
         parts = [h for _, h in self._encoded(X)]
         return self.space_.computed(parts[0] if len(parts) == 1 else self.space_.xp.concat(parts, axis=0))
 
-    def _check_in_range(self, total: Any, what: str, advice: str) -> None:
-        """``TrainingDivergedError`` unless ``total`` (a sum over the fitted state that
-        bounds it and the scores made from it) is a number within the range of the learning
-        space's floats (one number read back per check)."""
+    def _beyond_range(self, total: Any) -> float | None:
+        """``total`` (a sum over the fitted state that bounds it and the scores made from
+        it) where it is not a number within the range of the learning space's floats, else
+        ``None`` (one number read back per check)."""
         value = float(total)
-        largest = float(np.finfo(self.space_.dtype_name).max)
-        if not value <= largest:  # (NaN too)
+        return None if value <= float(np.finfo(self.space_.dtype_name).max) else value  # (NaN too)
+
+    def _check_in_range(self, total: Any, what: str, advice: str) -> None:
+        """``TrainingDivergedError`` unless ``total`` is within range (see :meth:`_beyond_range`)."""
+        value = self._beyond_range(total)
+        if value is not None:
             raise TrainingDivergedError(
                 f"{type(self).__name__}: training diverged: {what} left the range of "
                 f"{self.space_.dtype_name} numbers (a sum over them came to {value:.3g}); {advice}"
+            )
+
+    def _check_saved_range(self, state: Any, what: str, *, power: int = 1) -> None:
+        """After loading: ``ValueError`` unless the sum of ``|state| ** power`` (the bound
+        training checks) is within range as a fit leaves it (see :meth:`_beyond_range`), so
+        that every score made from a file stays finite. Summed in float64 on the host, where
+        the values of a learning space's floats cannot overflow on the way."""
+        host = np.abs(np.asarray(self.space_.backend.to_numpy(state), dtype=np.float64))
+        value = self._beyond_range(np.sum(host**power))
+        if value is not None:
+            raise ValueError(
+                f"{type(self).__name__}: {what} lie beyond the range of {self.space_.dtype_name} "
+                f"numbers (a sum over them comes to {value:.3g}), which no fit leaves"
             )
 
     @classmethod
@@ -248,7 +265,9 @@ class HDEstimator(BaseEstimator):
         raise NotImplementedError
 
     def _restore_derived(self) -> None:
-        """After loading: what derives from the saved state, made again (nothing here)."""
+        """After loading: the saved state checked as a fit leaves it (with
+        :meth:`_check_saved_range`), and what derives from it made again."""
+        raise NotImplementedError
 
     def save(self, path: Any) -> None:
         """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back

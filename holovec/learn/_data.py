@@ -57,6 +57,10 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
         raise ValueError(
             f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum of 1 is required."
         )
+    if X.shape[1] < 1:  # as scikit-learn's own check says it for NumPy input
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={tuple(X.shape)}) while a minimum of 1 is required."
+        )
     if xp.isdtype(X.dtype, "real floating") and not bool(xp.all(xp.isfinite(X))):
         raise ValueError(f"Input X contains NaN or infinity; {name} needs finite features.")
     n_features = int(X.shape[1])

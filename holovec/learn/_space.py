@@ -14,6 +14,7 @@ the batch, one product too, on every backend alike.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,16 @@ from ..models.base import CHECKED_ALLOCATION_BYTES
 #: element kinds whose lifted elements are all +-1, values the model's own checks pin
 #: (see Space.row_length); not phasors: FHRR accepts any finite complex numbers as vectors
 _UNIT_ELEMENTS = ("bipolar", "binary")
+
+
+def _singular_system_errors() -> tuple[type[Exception], ...]:
+    """The errors the frameworks' ``linalg.solve`` raise for a singular system (torch's
+    only where torch is imported already: a torch system needs it)."""
+    errors: list[type[Exception]] = [np.linalg.LinAlgError]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        errors.append(torch.linalg.LinAlgError)
+    return tuple(errors)
 
 
 class Space:
@@ -139,16 +150,22 @@ class Space:
         backend = self.backend
         return backend.asarray(backend.to_numpy(x)) if backend.lazy else x
 
-    def solve(self, A: Any, B: Any) -> Any:
-        """``A^-1 B`` for a square system ``A`` and a matrix ``B``. A lazy backend's system
-        is computed (in one graph: ``A`` and ``B`` share their inputs) and solved here in one
-        piece: Dask's blocked LU needs square chunks, which products of minibatches do not
-        have, and a fitted read-out is computed anyway."""
-        if not self.backend.lazy:
-            return self.xp.linalg.solve(A, B)
-        system = self.backend.to_numpy(self.xp.concat([A, B], axis=1))
-        n = A.shape[1]
-        return self.backend.asarray(np.linalg.solve(system[:, :n], system[:, n:]))
+    def solve(self, A: Any, B: Any, singular: str) -> Any:
+        """``A^-1 B`` for a square system ``A`` and a matrix ``B``; ``ValueError`` with the
+        message ``singular`` where ``A`` is singular in its float precision (NumPy and torch
+        raise their own ``LinAlgError``; JAX returns non-finite values, which the callers'
+        range checks refuse). A lazy backend's system is computed (in one graph: ``A`` and
+        ``B`` share their inputs) and solved here in one piece: Dask's blocked LU needs
+        square chunks, which products of minibatches do not have, and a fitted read-out is
+        computed anyway."""
+        try:
+            if not self.backend.lazy:
+                return self.xp.linalg.solve(A, B)
+            system = self.backend.to_numpy(self.xp.concat([A, B], axis=1))
+            n = A.shape[1]
+            return self.backend.asarray(np.linalg.solve(system[:, :n], system[:, n:]))
+        except _singular_system_errors():
+            raise ValueError(singular) from None
 
     def check_memory(self, needed: int, what: str, advice: str) -> None:
         """``AllocationError`` (a ``MemoryError`` and a ``ValueError``) before allocating

@@ -23,15 +23,31 @@ def _one_dimensional(y: Any, n: int) -> np.ndarray:
 def class_labels(y: Any, n: int) -> np.ndarray:
     """Classification labels (any hashable, sortable values) as a 1-D array of ``n``."""
     y = _one_dimensional(y, n)
+    sorted_classes(y, "y")  # (scikit-learn's check sorts them too, and fails unclearly)
     check_classification_targets(y)
     return y
 
 
+def sorted_classes(labels: np.ndarray, what: str) -> np.ndarray:
+    """The distinct ``labels``, sorted (``classes_``); ``TypeError`` for labels that
+    cannot be sorted together (strings mixed with numbers, say)."""
+    try:
+        return np.unique(labels)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in np.ravel(labels).tolist()})
+        raise TypeError(
+            f"{what} must hold labels of one kind, all strings or all numbers (they are sorted "
+            f"into classes_); got labels of types {', '.join(kinds)}"
+        ) from None
+
+
 def class_indices(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Indices of labels ``y`` in ``classes`` (sorted); ``ValueError`` for unknown labels."""
-    t = np.searchsorted(classes, y)
-    t = np.minimum(t, len(classes) - 1)
-    unknown = classes[t] != y
+    try:
+        t = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+        unknown = classes[t] != y
+    except TypeError:  # labels that do not compare with the classes (strings for numbers)
+        t, unknown = np.zeros(len(y), dtype=np.int64), np.ones(len(y), dtype=bool)
     if np.any(unknown):
         raise ValueError(
             f"y holds labels not in classes_ {classes.tolist()[:10]}: {np.unique(y[unknown]).tolist()[:10]}"

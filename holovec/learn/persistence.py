@@ -168,7 +168,8 @@ def load(path: str | PathLike | Any, *, backend: Any = None, device: Any = None)
 
     Every fitted array's shape and dtype is checked against the estimator's classes, the
     model's width and the encoder's features before any array is read, and its values
-    after (finite; standard deviations positive); a file that disagrees raises
+    after (finite; standard deviations positive; the learned state within the range of
+    the learning space's floats, as a fit leaves it); a file that disagrees raises
     ``ValueError``."""
     record, arrays = read_archive(
         path, format=FORMAT, versions=FORMAT_VERSION, what="estimator", check=_check_layout

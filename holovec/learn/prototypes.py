@@ -18,9 +18,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, POSITIVE_INT, Flag, HDEstimator, Interval
-from ._data import batch_rows, batches, n_rows, take_rows
+from ._data import batch_rows, batches, host_labels, n_rows, take_rows
 from ._docs import shared_parameters
-from ._targets import class_indices, class_labels
+from ._targets import class_indices, class_labels, sorted_classes
 
 __all__ = ["AdaptHDClassifier", "CentroidClassifier", "NeuralHDClassifier", "OnlineHDClassifier"]
 
@@ -70,18 +70,20 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
             self._check_params()
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = np.asarray(classes)
-            if len(np.unique(classes)) < 2:
+            classes = sorted_classes(host_labels(classes), "classes")
+            if len(classes) < 2:
                 raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
             X = self._fit_encoder(X)
-            self.classes_ = np.unique(classes)
+            self.classes_ = classes
             self.prototypes_ = self.space_.zeros(len(self.classes_))
         else:
-            if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-                raise ValueError(
-                    f"classes={np.asarray(classes).tolist()!r} is not the same as on the first call "
-                    f"({self.classes_.tolist()!r})"
-                )
+            if classes is not None:
+                classes = sorted_classes(host_labels(classes), "classes")
+                if not np.array_equal(classes, self.classes_):
+                    raise ValueError(
+                        f"classes={classes.tolist()!r} is not the same as on the first call "
+                        f"({self.classes_.tolist()!r})"
+                    )
             X = self._check_input(X)
         t = class_indices(class_labels(y, n_rows(X)), self.classes_)
         for rows, H in self._encoded(X, order_free=self._stream_is_bundling):
@@ -132,7 +134,8 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         return {"prototypes_": (n_classes, width)}
 
     def _restore_derived(self) -> None:
-        self._finish()  # the prototypes checked, and binarised where asked for
+        self._check_saved_range(self.prototypes_, "the class prototypes", power=2)
+        self._finish()  # binarised where asked for
 
     # -- predicting -------------------------------------------------------------------------
     def _scores(self, X: Any) -> np.ndarray:

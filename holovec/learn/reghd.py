@@ -183,6 +183,9 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         self.intercept_ = self.intercept_ + float(b)
         return float(state[-1])
 
+    def _restore_derived(self) -> None:
+        self._check_saved_range(self.coef_, "the model vector's values")
+
     def predict(self, X: Any) -> np.ndarray:
         """The predicted targets ``<w, h> + b``, shape ``(n_samples,)``."""
         check_is_fitted(self, "coef_")

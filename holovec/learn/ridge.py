@@ -67,6 +67,10 @@ def solve_ridge(estimator: HDEstimator, X: Any, Y: np.ndarray, alpha: float, adv
         "use a smaller dim, or fewer samples (a random subset, or AdaptHDClassifier / RegHDRegressor, "
         "whose memory a batch bounds)",
     )
+    singular = (
+        f"{type(estimator).__name__}.fit: the ridge system is singular in {dtype_name(wide)} (equal "
+        f"or dependent encodings, which alpha={alpha!r} is too small to tell apart); raise alpha"
+    )
     alpha = float(alpha)  # a Python float: a NumPy scalar would widen float32 systems on JAX
     Yd = backend.asarray(Y, dtype=wide)
     device = space.model.device
@@ -79,7 +83,7 @@ def solve_ridge(estimator: HDEstimator, X: Any, Y: np.ndarray, alpha: float, adv
         ridge = alpha * xp.eye(n, dtype=wide, device=device)
         K = Hw @ xp.permute_dims(Hw, (1, 0)) + ridge
         del ridge
-        W = xp.permute_dims(Hw, (1, 0)) @ space.solve(K, Yd)
+        W = xp.permute_dims(Hw, (1, 0)) @ space.solve(K, Yd, singular)
     else:
         G = alpha * xp.eye(width, dtype=wide, device=device)
         R = xp.zeros((width, k), dtype=wide, device=device)
@@ -88,7 +92,7 @@ def solve_ridge(estimator: HDEstimator, X: Any, Y: np.ndarray, alpha: float, adv
             ht = xp.permute_dims(hw, (1, 0))
             G = G + ht @ hw
             R = R + ht @ Yd[rows]
-        W = space.solve(G, R)
+        W = space.solve(G, R, singular)
     # |h . w| <= sum |w| for unit rows h: every prediction stays finite when this sum does
     estimator._check_in_range(xp.sum(xp.abs(W)), "the read-out", advice)
     return space.computed(xp.astype(W, space.dtype))
@@ -125,6 +129,9 @@ class _Ridge(HDEstimator):
         if n_classes is None:  # the regressor: one read-out and the targets' mean
             return {"coef_": (width, 1), "intercept_": ()}
         return {"coef_": (width, n_classes)}
+
+    def _restore_derived(self) -> None:
+        self._check_saved_range(self.coef_, "the read-out's values")
 
     def _outputs(self, X: Any) -> np.ndarray:
         """``H W`` for every sample, on the host ``(n, k)``."""

@@ -5,7 +5,9 @@ bases, so that its methods win). Real vectors give ``<a, b> / (|a| |b|)``; compl
 ``Re <a, conj(b)> / (|a| |b|)``, computed on the real view (re and im side by side), so
 that a similarity matrix is one real matrix product. The result is clipped to [-1, 1]
 (rounding can otherwise give 1.0000001), and a zero vector has similarity 0 with
-everything.
+everything. Rows whose squares would overflow or underflow are divided by their largest
+magnitude first (:mod:`holovec.models._magnitude`), which changes no cosine: vectors of
+any finite size have similarity 1 with themselves.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backends.base import DTYPE_KINDS
+from ._magnitude import COSINE_RANGE, choose, divided_rows, quiet_overflow, real_name, within_range
 
 
 def unit_norm(xp: Any, x: Any, norm: float = 1.0) -> Any:
@@ -58,18 +61,35 @@ class CosineSimilarity:
         return x if wide is None else self.xp.astype(x, wide)
 
     def _cosine(self, dots: Any, norm_a: Any, norm_b: Any) -> Any:
-        xp = self.xp
+        # a norm is 0 only for a zero vector (rows are never too small for their squares,
+        # see _in_range), whose dot products are 0: divided by 1, its cosine is 0
         denom = norm_a * norm_b
-        nonzero = denom > 0
-        return xp.clip(xp.where(nonzero, dots / xp.where(nonzero, denom, 1), 0), -1, 1)
+        return self.backend.clip(dots / self.xp.where(denom > 0, denom, 1), -1.0, 1.0)
+
+    def _in_range(self, x: Any, squares_of: Any = None) -> tuple[Any, Any]:
+        """``x`` (a cosine operand) and its squared norms, its rows divided by their largest
+        magnitude where their sums would overflow or underflow (the cosine is the same).
+        Call it in ``quiet_overflow``."""
+        squares_of = squares_of or (lambda v: self.backend.vecdot(v, v))
+        safe = COSINE_RANGE[real_name(self.dtype_name)]
+        x, squares, _ = within_range(self.backend, x, squares_of, safe)
+        return x, squares
 
     def _similarity(self, a: Any, b: Any) -> Any:
-        xp = self.xp
+        xp, backend = self.xp, self.backend
         a, b = self._cosine_operand(a), self._cosine_operand(b)
-        dots = self.backend.vecdot(a, b)
-        norm_a = xp.sqrt(self.backend.vecdot(a, a))
-        norm_b = xp.sqrt(self.backend.vecdot(b, b))
-        return self._cosine(dots, norm_a, norm_b)
+        with quiet_overflow(a):  # the three sums at once (one pass where a compiler fuses them)
+            plain = backend.vecdot(a, b), backend.vecdot(a, a), backend.vecdot(b, b)
+        safe = COSINE_RANGE[real_name(self.dtype_name)]
+
+        def divided() -> tuple[Any, Any, Any]:  # rows too large or small for their squares
+            squares_of = lambda v: backend.vecdot(v, v)  # noqa: E731
+            a_in, squares_a, _ = divided_rows(backend, a, squares_of, safe)
+            b_in, squares_b, _ = divided_rows(backend, b, squares_of, safe)
+            return backend.vecdot(a_in, b_in), squares_a, squares_b
+
+        dots, squares_a, squares_b = choose(backend, plain[1:], a.shape[-1], safe, lambda: plain, divided)
+        return self._cosine(dots, xp.sqrt(squares_a), xp.sqrt(squares_b))
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         return self._search_scores(self.search_index(queries), self.search_index(items))
@@ -83,9 +103,24 @@ class CosineSimilarity:
         return self._cosine(dots, xp.sqrt(squares_q), xp.sqrt(squares_b))
 
     def search_index(self, vectors: Any) -> tuple[Any, Any]:
-        # the real operand (a view unless widened) and the norms, once per store or search
-        b = self._cosine_operand(vectors)
-        return b, self.xp.sqrt(self.backend.row_squared_norms(b, self._product_block_rows))
+        # the real operand (a view unless widened or rescaled) and the norms, once per store
+        # or search
+        with quiet_overflow(vectors):
+            b, squares = self._in_range(
+                self._cosine_operand(vectors),
+                lambda v: self.backend.row_squared_norms(v, self._product_block_rows),
+            )
+        return b, self.xp.sqrt(squares)
+
+    def score_operand(self, vectors: Any) -> Any:
+        # the canonical sums are float64: float32 rows cannot leave its range, float64 rows
+        # can, and are divided by their largest magnitude where they would (as the fast
+        # search's are, by the same rule)
+        x = super().score_operand(vectors)  # type: ignore[misc]
+        if real_name(self.dtype_name) == "float64":
+            with quiet_overflow(x):
+                x, _ = self._in_range(x)
+        return x
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         (q, norm_q), (b, norm_b) = queries, items

@@ -807,10 +807,15 @@ class VSAModel(CompiledKernels, ModelProtocol, ABC, metaclass=ModelType):
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         """``(n_q, dim) x (n_b, dim) -> (n_q, n_b)`` for one chunk of items."""
 
-    def _dot_similarity(self, dots: Any, squares_a: Any, squares_b: Any) -> Any:
+    def _dot_similarity(
+        self, dots: Any, squares_a: Any, squares_b: Any, divisors: tuple[Any, Any] | None = None
+    ) -> Any:
         """``<a, b> / max(dim, |a| |b|)`` clipped to [-1, 1], from the dot products and the
         squared norms of both sides (broadcasting): the search score of the models whose
-        similarity is ``<a, b> / dim``.
+        similarity is ``<a, b> / dim``. ``divisors``: where the rows were divided by
+        factors ``(d_a, d_b)`` (broadcasting like the squares) so that their squares stay
+        finite (:mod:`holovec.models._magnitude`), the dot products and squares of the
+        divided rows give the same score as ``dots / max(dim / (d_a d_b), |a| |b|)``.
 
         For their vectors (squared norm ``dim``: MAP's +-1, FHRR's unit phasors) it is that
         similarity (for +-1 vectors exactly: ``dim * dim`` rounds back to ``dim`` under the
@@ -818,7 +823,10 @@ class VSAModel(CompiledKernels, ModelProtocol, ABC, metaclass=ModelType):
         cosine, so that the scale stays [-1, 1] and a search with such a query still ranks
         the items as the dot product does. The clip takes off what rounding adds."""
         xp = self.xp
-        denominator = xp.maximum(xp.sqrt(squares_a * squares_b), float(self._dim))
+        limit: Any = float(self._dim)
+        if divisors is not None:
+            limit = (limit / divisors[0]) / divisors[1]  # by factors of 1: dim exactly
+        denominator = xp.maximum(xp.sqrt(squares_a * squares_b), limit)
         return self._backend.clip(dots / denominator, -1.0, 1.0)
 
     #: rows of items per matrix product where products round (continuous models): every

@@ -5,6 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..random import random_phases
+from ._magnitude import (
+    PRODUCT_RANGE,
+    bounded_dots,
+    clipped_products,
+    index_divisors,
+    product_index,
+    real_name,
+)
 from .base import VSAModel
 from .registry import register_model
 
@@ -95,24 +103,42 @@ class FHRR(VSAModel):
     # to 1.0000001 now and then); a search ranks as MAP's does (see MAP.search_index)
     def _similarity(self, a: Any, b: Any) -> Any:
         backend = self.backend
-        dots = self.xp.real(backend.vecdot(b, a))
-        return backend.clip(backend.divide(dots, self.dim), -1.0, 1.0)
+        # vectors too large for their dot product are divided first (models/_magnitude.py)
+        dots, divisors = bounded_dots(
+            backend, a, b, lambda x, y: self.xp.real(backend.vecdot(y, x)), self._product_range
+        )
+        similarity = backend.divide(dots, self.dim)
+        if divisors is not None:
+            return clipped_products(self.xp, similarity, *divisors)
+        return backend.clip(similarity, -1.0, 1.0)
+
+    @property
+    def _product_range(self) -> Any:
+        return PRODUCT_RANGE[real_name(self.dtype_name)]
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # Re(q . conj(b)) = q_re . b_re + q_im . b_im: one real product of twice the width
         backend = self.backend
-        dots = self._items_product(backend.real_view(queries), backend.real_view(items))
-        return backend.clip(backend.divide(dots, self.dim), -1.0, 1.0)
+        product = lambda q, b: self._items_product(backend.real_view(q), backend.real_view(b))  # noqa: E731
+        dots, divisors = bounded_dots(backend, queries, items, product, self._product_range)
+        similarity = backend.divide(dots, self.dim)
+        if divisors is not None:
+            return clipped_products(self.xp, similarity, divisors[0][:, None], divisors[1][None, :])
+        return backend.clip(similarity, -1.0, 1.0)
 
     exact_scores = False  # products of float phasors round
 
-    def search_index(self, vectors: Any) -> tuple[Any, Any]:
-        return vectors, self.backend.row_squared_norms(vectors, self._product_block_rows)
+    # rows whose squares would overflow are divided by their largest magnitude, the
+    # divisors kept as a third member of the index (models/_magnitude.py)
+    def search_index(self, vectors: Any) -> tuple[Any, ...]:
+        squares_of = lambda v: self.backend.row_squared_norms(v, self._product_block_rows)  # noqa: E731
+        return product_index(self.backend, vectors, squares_of, self._product_range)
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
-        (q, squares_q), (b, squares_b) = queries, items
+        q, squares_q, b, squares_b = queries[0], queries[1], items[0], items[1]
         dots = self._items_product(self.backend.real_view(q), self.backend.real_view(b))
-        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :])
+        divisors = index_divisors(queries, items)
+        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :], divisors)
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         # the real view of a chunk of items (a copy on JAX) and its column of the result

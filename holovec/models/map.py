@@ -6,6 +6,14 @@ from typing import Any
 
 from ..random import random_signs
 from ._hamming import HammingSearch
+from ._magnitude import (
+    PRODUCT_RANGE,
+    bounded_dots,
+    clipped_products,
+    index_divisors,
+    product_index,
+    real_name,
+)
 from .base import VSAModel
 from .registry import register_model
 
@@ -88,31 +96,49 @@ class MAP(HammingSearch, VSAModel):
         xp, backend = self.xp, self.backend
         if acc != self.dtype:
             a, b = xp.astype(a, acc), xp.astype(b, acc)
-        return backend.clip(backend.divide(backend.vecdot(a, b), self.dim), -1.0, 1.0)
+        # vectors too large for their dot product are divided first (models/_magnitude.py)
+        dots, divisors = bounded_dots(backend, a, b, backend.vecdot, self._product_range)
+        similarity = backend.divide(dots, self.dim)
+        if divisors is not None:
+            return clipped_products(self.xp, similarity, *divisors)
+        return backend.clip(similarity, -1.0, 1.0)
+
+    @property
+    def _product_range(self) -> Any:
+        return PRODUCT_RANGE[real_name(self.dtype_name)]
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         acc = self._accumulate_dtype
         if acc != self.dtype:
             queries, items = self.xp.astype(queries, acc), self.xp.astype(items, acc)
-        dots = self._items_product(queries, items, exact=True)
-        return self.backend.clip(self.backend.divide(dots, self.dim), -1.0, 1.0)
+        product = lambda q, b: self._items_product(q, b, exact=True)  # noqa: E731
+        dots, divisors = bounded_dots(self.backend, queries, items, product, self._product_range)
+        similarity = self.backend.divide(dots, self.dim)
+        if divisors is not None:
+            return clipped_products(self.xp, similarity, divisors[0][:, None], divisors[1][None, :])
+        return self.backend.clip(similarity, -1.0, 1.0)
 
     # A search ranks by <a, b> / max(dim, |a| |b|) (VSAModel._dot_similarity): the similarity
     # itself for +-1 vectors (exactly), and for a query of larger norm (an unbound
     # superposition, whose dot products exceed dim) its cosine, which ranks the items as the
     # dot products do where the clipped similarity would tie all those above 1.
-    def search_index(self, vectors: Any) -> tuple[Any, Any]:
+    # Rows whose squares would overflow are divided by their largest magnitude, the
+    # divisors kept as a third member of the index (models/_magnitude.py).
+    def search_index(self, vectors: Any) -> tuple[Any, ...]:
         acc = self._accumulate_dtype
         x = vectors if acc == self.dtype else self.xp.astype(vectors, acc)
-        return vectors, self.backend.row_squared_norms(x, self._product_block_rows)
+        squares_of = lambda v: self.backend.row_squared_norms(v, self._product_block_rows)  # noqa: E731
+        index = product_index(self.backend, x, squares_of, self._product_range)
+        return (vectors, index[1]) if len(index) == 2 else index
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
-        (q, squares_q), (b, squares_b) = queries, items
+        q, squares_q, b, squares_b = queries[0], queries[1], items[0], items[1]
         acc = self._accumulate_dtype
-        if acc != self.dtype:
-            q, b = self.xp.astype(q, acc), self.xp.astype(b, acc)
+        q = q if q.dtype == acc else self.xp.astype(q, acc)
+        b = b if b.dtype == acc else self.xp.astype(b, acc)
         dots = self._items_product(q, b, exact=True)
-        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :])
+        divisors = index_divisors(queries, items)
+        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :], divisors)
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         return 0 if self._accumulate_dtype == self.dtype else 4 * self.dim

@@ -56,14 +56,17 @@ def canonical_top_k(
     indices = np.empty((n_q, k), dtype=np.int64)
     pending = np.arange(n_q)
     q = queries
+    score_all = False
     while True:
         s, i, complete = _refine(
-            model, q, items, backend.to_numpy(fast_s), backend.to_numpy(fast_i), k, n, margin
+            model, q, items, backend.to_numpy(fast_s), backend.to_numpy(fast_i), k, n, margin, score_all
         )
         scores[pending], indices[pending] = s, i
         if complete.all():
             break
         pending = pending[~complete]
+        # where the candidates are every item already, more cannot come: score them all
+        score_all = kk >= n
         kk = min(n, 4 * kk)
         q = backend.take_rows(queries, pending)
         fast_s, fast_i = fast(q, kk)
@@ -82,18 +85,23 @@ def _refine(
     k: int,
     n: int,
     margin: float,
+    score_all: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The top ``k`` in the canonical order among the candidates ``fast_i`` ``(m, kk)`` (best
     fast score first), and whether each query's list is sure to be its true top ``k``.
 
     Only the candidates whose fast score is within twice the margin of the k-th (the ones
     that could overtake it) are scored canonically, in groups of queries that need about
-    as many (counts rounded up to a power of two, few shapes for compiled backends)."""
+    as many (counts rounded up to a power of two, few shapes for compiled backends);
+    ``score_all``: every candidate."""
     m, kk = fast_i.shape
     fast_s = fast_s.astype(np.float64)
-    need = (fast_s >= fast_s[:, k - 1 : k] - 2 * margin).sum(axis=1)
+    # at least the top k, also where a fast score is NaN (which no comparison counts)
+    need = np.maximum(k, (fast_s >= fast_s[:, k - 1 : k] - 2 * margin).sum(axis=1))
     # counts rounded up to a power of two: few shapes (compilations, on JAX) per search
     scored = np.minimum(kk, 2 ** np.ceil(np.log2(need)).astype(np.int64))
+    if score_all:
+        scored[:] = kk
     best_s = np.empty((m, k), dtype=np.float64)
     best_i = np.empty((m, k), dtype=np.int64)
     for c in np.unique(scored).tolist():
@@ -139,8 +147,17 @@ def canonical_scores(model: Any, queries: Any, items: Any, candidates: np.ndarra
         q = queries[start:stop] if group < m else queries
         if block is not model:
             rows, q = bb.from_numpy(backend.to_numpy(rows)), bb.from_numpy(backend.to_numpy(q))
-        with bb.float64_scope():
+        # NumPy's overflow warnings silenced: non-finite scores are refused below
+        with bb.float64_scope(), np.errstate(over="ignore", invalid="ignore"):
             out[start:stop] = bb.to_numpy(kernel(q, rows))
+    if not np.isfinite(out).all():
+        # finite vectors whose float64 sums overflow (a float64 model's vectors of elements
+        # beyond about 1e75, or a model's own score): no order can be given
+        raise ValueError(
+            f"{model.name}: the similarity of some finite queries and items overflows (their "
+            "elements are too large for the score's float64 sums); scale the vectors down, "
+            "e.g. with model.normalize, before searching them"
+        )
     if not _is_double(model):
         out = out.astype(np.float32).astype(np.float64)  # one rounding, to the scores' precision
     return out

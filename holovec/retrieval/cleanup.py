@@ -12,7 +12,7 @@ from ..backends import DTYPE_KINDS
 from ..models.base import CHUNK_BYTES, VSAModel
 from ._checks import check_finite
 from .codebook import Codebook, _check_same_model
-from .store import SearchIndex, _search
+from .store import SearchIndex, _placed, _search
 
 __all__ = ["cleanup"]
 
@@ -76,6 +76,8 @@ def cleanup(
     """
     items, unchecked = _items(model, codebook)
     model.check(noisy, "noisy")
+    noisy, items = _placed(model, noisy, items)  # copies of replicated arrays on one device
+    backend = model.backend
     if soft:
         temperature = _check_temperature(temperature)
     if chunk_size is not None:
@@ -99,9 +101,16 @@ def cleanup(
             items_name="codebook",
         )
         flat = xp.reshape(idx, (-1,))
+        if backend.is_partitioned(items) and not backend.lazy:
+            # sharded JAX: the rows gathered from the devices that hold them (a lazy graph,
+            # Dask's, takes them where they are)
+            return xp.reshape(backend.take_rows(items, backend.to_numpy(flat)), noisy.shape)
         return xp.reshape(xp.take(items, flat, axis=0), noisy.shape)
     check_finite(model, noisy, "noisy")
-    return _soft_cleanup(model, noisy, items, temperature, chunk_size)
+    # items split over devices: the noisy vectors meet them there (one computation spans
+    # both), and the result comes back to the model's device
+    mixed = _soft_cleanup(model, backend.replicated_like(noisy, items), items, temperature, chunk_size)
+    return backend.in_one_place(mixed)
 
 
 def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, chunk_size: int | None) -> Any:

@@ -75,6 +75,8 @@ def shard_rows(x: Any, mesh: Any = None, axis_name: str = "rows") -> Any:
     import jax
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+    if not isinstance(axis_name, str):
+        raise TypeError(f"axis_name must be the name (a str) of a mesh axis, got {axis_name!r}")
     if mesh is None:
         mesh = Mesh(np.array(jax.devices()), (axis_name,))
     elif not isinstance(mesh, Mesh):

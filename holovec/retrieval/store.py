@@ -170,12 +170,28 @@ def _search(
             f"{items_name} must be a 2-d array (n, {model.vector_length}), got {tuple(items.shape)}"
         )
     model.check(queries, name)
+    queries, items = _placed(model, queries, items)
     found = _partitioned(model, queries, items, k, chunk_size, check_items, name, items_name)
     if found is not None:
         return found
     if check_items:
         check_finite(model, items, items_name)
     return _search_index(model, queries, SearchIndex(model, items), k, chunk_size, name, canonical)
+
+
+def _placed(model: VSAModel, queries: Any, items: Any) -> tuple[Any, Any]:
+    """Queries and items where a search computes them: the queries on the model's device,
+    and so the items unless they are partitioned (searched where their parts are). On
+    JAX, arrays replicated over several devices are taken as their copies on the model's
+    device (``Backend.in_one_place``): a computation must not mix arrays of different
+    device sets."""
+    return model.backend.in_one_place(queries), _placed_items(model, items)
+
+
+def _placed_items(model: VSAModel, items: Any) -> Any:
+    """``items`` in one place on the model's device unless partitioned (see :func:`_placed`)."""
+    backend = model.backend
+    return items if backend.is_partitioned(items) else backend.in_one_place(items)
 
 
 def _partitioned(
@@ -389,7 +405,7 @@ class ItemStore:
         block, and made again after ``add`` or ``remove`` (which replace the codebook's array)."""
         if self._index_of is not book.vectors or self._index_cache is None:
             self._index_cache = None  # let the old index go before the new one is made
-            self._index_cache = SearchIndex(self.model, book.vectors)
+            self._index_cache = SearchIndex(self.model, _placed_items(self.model, book.vectors))
             self._index_of = book.vectors
         return self._index_cache
 
@@ -411,8 +427,9 @@ class ItemStore:
         k = _check_k(k)
         chunk_size = _check_chunk_size(self.chunk_size)
         self.model.check(queries, name)
+        queries, vectors = _placed(self.model, queries, book.vectors)
         # a partitioned codebook (Dask) is searched where its parts live, checked there
-        found = _partitioned(self.model, queries, book.vectors, k, chunk_size, check_items=False, name=name)
+        found = _partitioned(self.model, queries, vectors, k, chunk_size, check_items=False, name=name)
         if found is None:
             found = _search_index(self.model, queries, self._index(book), k, chunk_size, name)
         s, i = found
