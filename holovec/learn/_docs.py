@@ -1,5 +1,6 @@
 """Docstring text that several estimators share: written once here, put into each
-estimator's docstring where a line says ``{encoder_parameters}`` or ``{ridge_memory}``
+estimator's docstring where a line says ``{encoder_parameters}``, ``{ridge_memory}`` or
+``{retraining_parameters}``
 (private)."""
 
 from __future__ import annotations
@@ -30,7 +31,29 @@ RIDGE_MEMORY = """\
     allocating (:class:`~holovec.models.AllocationError`).
 """
 
-_MARKERS = {"encoder_parameters": ENCODER_PARAMETERS, "ridge_memory": RIDGE_MEMORY}
+#: the retraining classifiers' (AdaptHD, OnlineHD, NeuralHD) parameters after ``lr``
+RETRAINING_PARAMETERS = """\
+    binarize : bool, default False
+        After training, round the prototypes to the model's own vectors and predict by the
+        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
+    batch_size : int, default 1024
+        Samples encoded and applied at once (every sample of a batch sees the prototypes
+        as they were before it); memory is bounded by it, not the data set.
+    cache_size : float, default 512
+        MiB for keeping the training set's encodings between epochs: kept when they fit,
+        else encoded again every epoch (0: never kept).
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in
+        ``encoder_.seed_``); the seed also orders the retraining passes.
+    verbose : bool, default False
+        Show a progress bar over the epochs of training, with the training accuracy.
+"""
+
+_MARKERS = {
+    "encoder_parameters": ENCODER_PARAMETERS,
+    "ridge_memory": RIDGE_MEMORY,
+    "retraining_parameters": RETRAINING_PARAMETERS,
+}
 
 
 def shared_parameters(cls: T) -> T:

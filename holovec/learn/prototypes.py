@@ -333,20 +333,7 @@ class AdaptHDClassifier(_Retraining):
         The weight of each update (a misclassified sample added to its true class and
         subtracted from the predicted one), relative to the class means of the first pass
         (prototypes of length at most 1).
-    binarize : bool, default False
-        After training, round the prototypes to the model's own vectors and predict by the
-        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
-    batch_size : int, default 1024
-        Samples encoded and applied at once (every sample of a batch sees the prototypes
-        as they were before it); memory is bounded by it, not the data set.
-    cache_size : float, default 512
-        MiB for keeping the training set's encodings between epochs: kept when they fit,
-        else encoded again every epoch (0: never kept).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also orders the retraining passes.
-    verbose : bool, default False
-        Show a progress bar over the epochs of training, with the training accuracy.
+    {retraining_parameters}
 
     Attributes
     ----------
@@ -419,20 +406,7 @@ class OnlineHDClassifier(_Retraining):
     lr : float, default 0.1
         The weight of each update, scaled by ``1 - cos`` of the sample with the class it
         updates (so what a prototype already knows adds little).
-    binarize : bool, default False
-        After training, round the prototypes to the model's own vectors and predict by the
-        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
-    batch_size : int, default 1024
-        Samples encoded and applied at once (every sample of a batch sees the prototypes
-        as they were before it); memory is bounded by it, not the data set.
-    cache_size : float, default 512
-        MiB for keeping the training set's encodings between epochs: kept when they fit,
-        else encoded again every epoch (0: never kept).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also orders the retraining passes.
-    verbose : bool, default False
-        Show a progress bar over the epochs of training, with the training accuracy.
+    {retraining_parameters}
 
     Attributes
     ----------
@@ -518,20 +492,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
         The fraction of the dimensions, in (0, 1), redrawn at each regeneration.
     regen_every : int, default 5
         Epochs between regenerations (none after the last epoch).
-    binarize : bool, default False
-        After training, round the prototypes to the model's own vectors and predict by the
-        model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
-    batch_size : int, default 1024
-        Samples encoded and applied at once (every sample of a batch sees the prototypes
-        as they were before it); memory is bounded by it, not the data set.
-    cache_size : float, default 512
-        MiB for keeping the training set's encodings between epochs: kept when they fit,
-        else encoded again every epoch (0: never kept).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also orders the retraining passes.
-    verbose : bool, default False
-        Show a progress bar over the epochs of training, with the training accuracy.
+    {retraining_parameters}
 
     Attributes
     ----------
