@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import holovec
-from conftest import to_numpy
+from conftest import device_for, to_numpy
 from holovec import VSA
 from holovec.models import BSC, FHRR, MAP
 
@@ -165,7 +165,7 @@ def test_backend_auto_on_cpu_is_numpy(clean_env):
 
 
 def test_backend_object(backend):
-    b = holovec.get_backend(backend, device="cpu")
+    b = holovec.get_backend(backend, device=device_for(backend))
     assert isinstance(b, holovec.Backend)
     assert b.name == backend
     model = VSA.create("MAP", dim=D, backend=b)
@@ -403,7 +403,7 @@ def test_asarray_from_numpy(make_model, model_name, backend):
 )
 def test_asarray_between_backends(make_model, model_name, backend, source):
     model = make_model(model_name, dim=D)
-    src = VSA.create(model_name, dim=D, backend=source, device="cpu")
+    src = VSA.create(model_name, dim=D, backend=source, device=device_for(source))
     v = src.random(3, seed=7)
     x = model.asarray(v)
     assert_native(backend, x)
@@ -455,7 +455,7 @@ def _dtype_option_params():
 
 @pytest.mark.parametrize(("backend_name", "name", "dtype"), list(_dtype_option_params()))
 def test_dtype_option(backend_name, name, dtype):
-    model = VSA.create(name, dim=1000, backend=backend_name, device="cpu", dtype=dtype)
+    model = VSA.create(name, dim=1000, backend=backend_name, device=device_for(backend_name), dtype=dtype)
     assert model.dtype == native_dtype(backend_name, dtype)
     assert dtype in repr(model)
     a, b, c = model.random(seed=1), model.random(seed=2), model.random(seed=3)
@@ -492,7 +492,7 @@ def test_same_seed_same_vectors_across_dtypes():
 
 @pytest.mark.parametrize(("backend_name", "name", "dtype"), list(_dtype_option_params()))
 def test_dtype_option_to_numpy_round_trip(backend_name, name, dtype):
-    model = VSA.create(name, dim=D, backend=backend_name, device="cpu", dtype=dtype)
+    model = VSA.create(name, dim=D, backend=backend_name, device=device_for(backend_name), dtype=dtype)
     v = model.random(2, seed=1)
     host = model.to_numpy(v)
     assert type(host) is np.ndarray
@@ -506,7 +506,7 @@ def test_dtype_option_to_numpy_round_trip(backend_name, name, dtype):
 
 def test_dtype_given_as_framework_object(backend):
     dtype = native_dtype(backend, "float16")
-    model = VSA.create("MAP", dim=D, backend=backend, device="cpu", dtype=dtype)
+    model = VSA.create("MAP", dim=D, backend=backend, device=device_for(backend), dtype=dtype)
     assert model.dtype == dtype
     assert model.random(seed=1).dtype == dtype
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from conftest import device_for
 from holovec import get_backend
 
 RNG = np.random.default_rng(0)
@@ -10,7 +11,7 @@ RNG = np.random.default_rng(0)
 
 @pytest.fixture
 def be(backend):
-    return get_backend(backend, device="cpu")
+    return get_backend(backend, device=device_for(backend))
 
 
 def test_numpy_round_trip(be):
@@ -78,16 +79,16 @@ def test_dlpack_conversion_from_other_frameworks(be, backend):
     for other in ("numpy", "torch", "jax"):
         if importlib.util.find_spec(other) is None:
             continue
-        source = get_backend(other, device="cpu").from_numpy(x)
+        source = get_backend(other, device=device_for(other)).from_numpy(x)
         y = be.asarray(source)
         assert be.is_array(y)
         np.testing.assert_array_equal(be.to_numpy(y), x)
 
 
 def test_equality_and_repr(be, backend):
-    assert be == get_backend(backend, device="cpu")
+    assert be == get_backend(backend, device=device_for(backend))
     assert backend in repr(be).lower() or be.name in repr(be).lower()
-    assert hash(be) == hash(get_backend(backend, device="cpu"))
+    assert hash(be) == hash(get_backend(backend, device=device_for(backend)))
 
 
 @pytest.mark.parametrize("n_bits", [64, 77, 1000])

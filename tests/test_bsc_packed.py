@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from conftest import to_numpy
 
 DIMS = [1000, 77]  # a multiple of 64 bits is not required; padding bits stay zero
 

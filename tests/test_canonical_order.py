@@ -15,10 +15,10 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import backend_param
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import backend_param
 from holovec import VSA
 from holovec._fixed_order import fold_sum, rounding_margin
 from holovec.retrieval import ItemStore, search

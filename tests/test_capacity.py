@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from conftest import to_numpy
 
 K = 15

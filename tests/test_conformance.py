@@ -11,8 +11,8 @@ import contextlib
 import inspect
 
 import pytest
-from conftest import backend_param
 
+from conftest import backend_param, device_for
 from holovec import VSA
 from holovec.models import MAP, model_class, register_model, unregister_model
 from holovec.testing import check_reproducible_across_backends, encoder_examples, model_checks
@@ -54,7 +54,7 @@ def _id(variant: tuple[str, dict]) -> str:
 
 
 def make(name: str, options: dict, backend: str = "numpy"):
-    return VSA.create(name, dim=DIM, backend=backend, device="cpu", seed=1, **options)
+    return VSA.create(name, dim=DIM, backend=backend, device=device_for(backend), seed=1, **options)
 
 
 @pytest.mark.parametrize("check", model_checks(), ids=lambda c: c.__name__)

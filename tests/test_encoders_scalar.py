@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, to_numpy
 
+from conftest import BACKENDS, device_for, to_numpy
 from holovec import VSA
 from holovec.encoders import (
     FractionalPowerEncoder,
@@ -475,7 +475,7 @@ def test_batches_equal_per_item(backend, make_model, model_name):
 def test_same_seed_same_encodings_on_every_backend(model_name):
     reference = None
     for backend in INSTALLED:
-        model = VSA.create(model_name, dim=DIM, backend=backend, device="cpu")
+        model = VSA.create(model_name, dim=DIM, backend=backend, device=device_for(backend))
         encoded = [np_(model, enc.encode(values)) for enc, values in each_encoder(model)]
         if reference is None:
             reference = encoded
@@ -494,14 +494,16 @@ def test_same_seed_same_encodings_on_every_backend(model_name):
 def test_jax_jit_encode_equals_eager():
     jax = pytest.importorskip("jax")
     for name in [*PHASOR_MODELS, "MAP"]:
-        model = VSA.create(name, dim=DIM, backend="jax", device="cpu")
+        model = VSA.create(name, dim=DIM, backend="jax", device=device_for("jax"))
         for enc, values in each_encoder(model):
             x = jax.numpy.asarray(values, dtype=jax.numpy.float32)
             eager = enc.encode(x)
             jitted = jax.jit(enc.encode)(x)
             np.testing.assert_allclose(np_(model, jitted), np_(model, eager), atol=2e-6, err_msg=repr(enc))
     # clip=True clips under tracing too
-    fpe = FractionalPowerEncoder(VSA.create("FHRR", dim=DIM, backend="jax", device="cpu"), 0.0, 1.0, seed=1)
+    fpe = FractionalPowerEncoder(
+        VSA.create("FHRR", dim=DIM, backend="jax", device=device_for("jax")), 0.0, 1.0, seed=1
+    )
     x = jax.numpy.asarray([-1.0, 0.5, 2.0])
     np.testing.assert_allclose(
         np.asarray(jax.jit(lambda v: fpe.encode(v, clip=True))(x)),

@@ -16,8 +16,8 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 
+from conftest import device_for, to_numpy
 from holovec import VSA, get_backend
 from holovec.encoders import (
     GraphEncoder,
@@ -109,7 +109,7 @@ def test_symbol_table_is_the_same_on_every_backend(backend, name):
     labels = ["cat", "dog", 3, ("a", 1.5), b"\x00"]
     ref_model = VSA.create(name, dim=512, backend="numpy")
     ref = ref_model.to_numpy(SymbolTable(ref_model, seed=11).vectors(labels))
-    model = VSA.create(name, dim=512, backend=backend, device="cpu")
+    model = VSA.create(name, dim=512, backend=backend, device=device_for(backend))
     table = SymbolTable(model, seed=11)
     got = host(model, table.vectors(labels))
     if name == "FHRR":
@@ -174,7 +174,7 @@ def test_position_binding_round_trip_at_capacity(name, method):
 
 
 def test_position_binding_batch_equals_single_on_every_backend(backend):
-    model = VSA.create("MAP", dim=1000, backend=backend, device="cpu")
+    model = VSA.create("MAP", dim=1000, backend=backend, device=device_for(backend))
     ref_model = VSA.create("MAP", dim=1000, backend="numpy")
     seqs = ["abc", "hello world", "x", ["cat", "sat", "on", "mat"]]
     for method in ("permute", "bind"):
@@ -250,7 +250,7 @@ def test_ngram_order_and_shared_ngrams(name):
 
 
 def test_ngram_on_every_backend_and_labels(backend):
-    model = VSA.create("MAP", dim=2000, backend=backend, device="cpu")
+    model = VSA.create("MAP", dim=2000, backend=backend, device=device_for(backend))
     ref = NGramEncoder(VSA.create("MAP", dim=2000, backend="numpy"), n=3, seed=2).encode_batch(
         [TEXT, "hello"]
     )
@@ -336,7 +336,7 @@ def test_record_round_trip_at_capacity(name):
 
 
 def test_record_batches_nesting_backends_and_errors(backend):
-    model = VSA.create("MAP", dim=2000, backend=backend, device="cpu")
+    model = VSA.create("MAP", dim=2000, backend=backend, device=device_for(backend))
     enc = RecordEncoder(model, seed=3)
     people = [{"name": "ann", "city": "oslo"}, {"name": "bob", "city": "rome", "job": "cook"}]
     batch = enc.encode_batch(people)
@@ -432,7 +432,7 @@ def test_graph_neighbours_at_capacity(name, directed):
 
 
 def test_graph_batches_and_errors(backend):
-    model = VSA.create("MAP", dim=2000, backend=backend, device="cpu")
+    model = VSA.create("MAP", dim=2000, backend=backend, device=device_for(backend))
     enc = GraphEncoder(model, seed=2)
     graphs = [[("a", "b"), ("b", "c")], [("c", "d")], [("a", "d"), ("d", "e"), ("e", "a")]]
     batch = enc.encode_batch(graphs)
@@ -484,7 +484,7 @@ def test_image_positions_levels_and_similarity():
 
 
 def test_image_batches_backends_and_errors(backend):
-    model = VSA.create("MAP", dim=2000, backend=backend, device="cpu")
+    model = VSA.create("MAP", dim=2000, backend=backend, device=device_for(backend))
     enc = ImageEncoder(model, shape=(8, 8), levels=16, seed=3)
     images = np.random.default_rng(4).integers(0, 256, (5, 8, 8)).astype(np.uint8)
     batch = host(model, enc.encode(images))
@@ -532,7 +532,7 @@ def test_vector_encoder_preserves_similarity(name):
 
 
 def test_vector_encoder_batches_backends_and_errors(backend):
-    model = VSA.create("MAP", dim=1000, backend=backend, device="cpu")
+    model = VSA.create("MAP", dim=1000, backend=backend, device=device_for(backend))
     enc = VectorEncoder(model, n_features=6, seed=2)
     x = np.random.default_rng(0).normal(size=(4, 6))
     batch = host(model, enc.encode(x))

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import holovec
+from conftest import device_for
 from holovec import VSA
 from holovec.retrieval import AssocStore, Codebook, ItemStore, cleanup
 
@@ -85,13 +86,13 @@ def model(make_model, model_name):
 @pytest.mark.parametrize("dim", [0, -1, -1000])
 def test_dim_not_positive(backend, dim):
     with clear_error(ValueError, all_of("dim", "positive", str(dim))):
-        VSA.create("MAP", dim=dim, backend=backend, device="cpu")
+        VSA.create("MAP", dim=dim, backend=backend, device=device_for(backend))
 
 
 @pytest.mark.parametrize("dim", [100.0, True, False, "100", None, np.float64(100)], ids=repr)
 def test_dim_not_an_int(backend, dim):
     with clear_error(TypeError, all_of("dim", r"\bint\b", type(dim).__name__)):
-        VSA.create("MAP", dim=dim, backend=backend, device="cpu")
+        VSA.create("MAP", dim=dim, backend=backend, device=device_for(backend))
 
 
 def test_dim_absurdly_large():
@@ -205,7 +206,7 @@ def test_invalid_device_string(backend, device):
 )
 def test_dtype_not_allowed_for_model(backend, name, dtype, allowed):
     with clear_error(TypeError, all_of(name, q(dtype), allowed)):
-        VSA.create(name, dim=D, backend=backend, device="cpu", dtype=dtype)
+        VSA.create(name, dim=D, backend=backend, device=device_for(backend), dtype=dtype)
 
 
 def test_dtype_not_allowed_given_as_dtype_object():
@@ -216,7 +217,7 @@ def test_dtype_not_allowed_given_as_dtype_object():
 @pytest.mark.parametrize("dtype", ["float128", "banana", "f4x", 5], ids=repr)
 def test_unknown_dtype_name(backend, dtype):
     with clear_error(TypeError, all_of("dtype", q(repr(dtype)), "float32", "complex64")):
-        VSA.create("MAP", dim=D, backend=backend, device="cpu", dtype=dtype)
+        VSA.create("MAP", dim=D, backend=backend, device=device_for(backend), dtype=dtype)
 
 
 def test_bfloat16_on_numpy():
@@ -233,7 +234,7 @@ def test_jax_64_bit_needs_x64(name, dtype):
     jax.config.update("jax_enable_x64", False)
     try:
         with clear_error(TypeError, all_of(dtype, "jax_enable_x64")):
-            VSA.create(name, dim=D, backend="jax", device="cpu", dtype=dtype)
+            VSA.create(name, dim=D, backend="jax", device=device_for("jax"), dtype=dtype)
     finally:
         jax.config.update("jax_enable_x64", previous)
 

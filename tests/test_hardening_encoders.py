@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 
+from conftest import device_for, to_numpy
 from holovec import VSA
 from holovec.encoders import (
     FractionalPowerEncoder,
@@ -174,7 +174,7 @@ def test_empty_batches_under_jax_jit():
     import jax
     import jax.numpy as jnp
 
-    model = VSA.create("HRR", DIM, backend="jax", device="cpu")
+    model = VSA.create("HRR", DIM, backend="jax", device=device_for("jax"))
     fpe = FractionalPowerEncoder(model, 0.0, 1.0, seed=1)
     assert jax.jit(fpe.encode)(jnp.zeros((0,))).shape == (0, DIM)
     for bad in (jnp.array([True]), jnp.array([1 + 2j])):

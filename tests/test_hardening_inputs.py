@@ -26,6 +26,7 @@ from holovec.random import Purpose, random_normal
 
 pytest.importorskip("sklearn")
 
+from conftest import device_for
 from holovec.learn import CentroidClassifier, HDEncoder, RidgeHDClassifier, RidgeHDRegressor
 
 
@@ -54,18 +55,20 @@ def _unix_times(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np
 
 def test_offset_features_give_distinct_encodings(backend):
     X, shifted, _ = _unix_times()
-    encoder = HDEncoder(dim=256, seed=0, backend=backend, device="cpu")
+    encoder = HDEncoder(dim=256, seed=0, backend=backend, device=device_for(backend))
     H = _numpy(encoder.fit_transform(shifted))
     assert len(np.unique(H, axis=0)) == len(X)  # 21 distinct rows of 400 before
     # standardised in float64, the offset is gone: the encodings are those of X itself
-    H0 = _numpy(HDEncoder(dim=256, seed=0, backend=backend, device="cpu").fit_transform(X))
+    H0 = _numpy(HDEncoder(dim=256, seed=0, backend=backend, device=device_for(backend)).fit_transform(X))
     np.testing.assert_allclose(H, H0, atol=1e-4)
 
 
 def test_offset_features_of_a_torch_tensor_give_distinct_encodings():
     torch = pytest.importorskip("torch")
     _, shifted, _ = _unix_times()
-    H = HDEncoder(dim=256, seed=0, backend="torch", device="cpu").fit_transform(torch.tensor(shifted))
+    H = HDEncoder(dim=256, seed=0, backend="torch", device=device_for("torch")).fit_transform(
+        torch.tensor(shifted)
+    )
     assert len(np.unique(_numpy(H), axis=0)) == len(shifted)
 
 
@@ -165,11 +168,13 @@ def _tensor(kind: str):
 @pytest.mark.parametrize("kind", ["grad", "bfloat16"])
 def test_torch_tensors_are_read_by_every_model(backend, kind):
     tensor, values = _tensor(kind)
-    model = VSA.create("MAP", 256, backend=backend, device="cpu", seed=0)
+    model = VSA.create("MAP", 256, backend=backend, device=device_for(backend), seed=0)
     np.testing.assert_array_equal(_numpy(model.backend.asarray(tensor)).astype(np.float32), values.numpy())
     encoder = VectorEncoder(model, 3, seed=1)
     np.testing.assert_array_equal(_numpy(encoder.encode(tensor)), _numpy(encoder.encode(values.numpy())))
-    clf = CentroidClassifier(dim=256, seed=0, backend=backend, device="cpu").fit(tensor, [0, 1, 0, 1])
+    clf = CentroidClassifier(dim=256, seed=0, backend=backend, device=device_for(backend)).fit(
+        tensor, [0, 1, 0, 1]
+    )
     assert _numpy(clf.predict(tensor)).shape == (4,)
 
 
@@ -185,13 +190,13 @@ def test_meta_tensors_are_refused_as_holding_no_data(backend):
     import torch
 
     meta = torch.empty(4, 3, device="meta")
-    model = VSA.create("MAP", 256, backend=backend, device="cpu", seed=0)
+    model = VSA.create("MAP", 256, backend=backend, device=device_for(backend), seed=0)
     calls = {
         "backend.asarray": lambda: model.backend.asarray(meta),
         "encode": lambda: VectorEncoder(model, 3, seed=1).encode(meta),
-        "HDEncoder.fit": lambda: HDEncoder(dim=64, backend=backend, device="cpu").fit(meta),
+        "HDEncoder.fit": lambda: HDEncoder(dim=64, backend=backend, device=device_for(backend)).fit(meta),
         "precomputed": lambda: HDEncoder("MAP", encoding="precomputed", backend=backend).fit(meta),
-        "labels": lambda: CentroidClassifier(dim=64, backend=backend, device="cpu").fit(
+        "labels": lambda: CentroidClassifier(dim=64, backend=backend, device=device_for(backend)).fit(
             np.ones((4, 3)), torch.empty(4, device="meta")
         ),
     }
@@ -205,7 +210,7 @@ def test_meta_tensors_are_refused_as_holding_no_data(backend):
 
 @pytest.mark.parametrize("cls", [VectorEncoder, SinusoidEncoder])
 def test_projection_memory_is_checked_before_allocating(backend, cls, monkeypatch):
-    model = VSA.create("MAP", 10_000, backend=backend, device="cpu", seed=0)
+    model = VSA.create("MAP", 10_000, backend=backend, device=device_for(backend), seed=0)
     monkeypatch.setattr(type(model.backend), "available_memory", lambda self: 2**30)
     with pytest.raises(AllocationError, match=r"200000 features to dim 10000 needs about \d+\.\d+ GiB"):
         cls(model, 200_000, seed=1)  # a 7.5 GiB matrix: a raw MemoryError before
@@ -228,7 +233,7 @@ def test_hdencoder_refuses_a_projection_too_large(monkeypatch):
 
 def test_projection_drawn_in_blocks_is_the_draw_at_once(backend, monkeypatch):
     monkeypatch.setattr(vector_module, "DRAW_BLOCK_BYTES", 2 * 256 * 4)  # two rows a block
-    model = VSA.create("HRR", 256, backend=backend, device="cpu", seed=0)
+    model = VSA.create("HRR", 256, backend=backend, device=device_for(backend), seed=0)
     encoder = VectorEncoder(model, 5, seed=3)
     at_once = random_normal(
         model.backend, encoder.seed, 5, 256, encoder.real_dtype, purpose=Purpose.PROJECTION

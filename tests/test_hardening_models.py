@@ -16,8 +16,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from conftest import backend_param
 
+from conftest import backend_param, device_for
 from holovec import VSA
 from holovec._fixed_order import rounding_margin
 from holovec.models import model_class
@@ -56,7 +56,9 @@ def make(variant: tuple[str, dict], backend: str, dim: int = DIM, **extra):
     name, options = variant
     key = (name, tuple(sorted({**options, **extra}.items())), backend, dim)
     if key not in _CACHE:
-        _CACHE[key] = VSA.create(name, dim=dim, backend=backend, device="cpu", seed=5, **options, **extra)
+        _CACHE[key] = VSA.create(
+            name, dim=dim, backend=backend, device=device_for(backend), seed=5, **options, **extra
+        )
     return _CACHE[key]
 
 
@@ -127,7 +129,7 @@ def test_asarray_refuses_values_outside_the_alphabet(variant, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_asarray_bsc_names_the_values(backend):
-    model = VSA.create("BSC", 4, backend=backend, device="cpu")
+    model = VSA.create("BSC", 4, backend=backend, device=device_for(backend))
     with pytest.raises(ValueError, match=r"4 of 4 values.*0 or 1") as info:
         model.asarray([2, -1, 256, 257])
     for value in ("2 at [0]", "-1 at [1]", "256 at [2]", "257 at [3]"):
@@ -136,15 +138,15 @@ def test_asarray_bsc_names_the_values(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_asarray_refuses_overflow_and_rounding(backend):
-    half = VSA.create("MAP", 4, backend=backend, device="cpu", dtype="float16")
+    half = VSA.create("MAP", 4, backend=backend, device=device_for(backend), dtype="float16")
     with pytest.raises(ValueError, match=r"100000\.0 at \[0\]"):
         half.asarray([1e5, 1.0, 1.0, 1.0])
-    hrr = VSA.create("HRR", 4, backend=backend, device="cpu")
+    hrr = VSA.create("HRR", 4, backend=backend, device=device_for(backend))
     with pytest.raises(ValueError, match=r"1e\+300 at \[0\]"):
         hrr.asarray(np.array([1e300, 0.5, 0.5, 0.5]))
     with pytest.raises(ValueError, match=r"16777217 at \[1\]"):  # 2**24 + 1 rounds in float32
         hrr.asarray(np.array([1, 2**24 + 1, 0, 0], dtype=np.int64))
-    bsc = VSA.create("BSC", 4, backend=backend, device="cpu")
+    bsc = VSA.create("BSC", 4, backend=backend, device=device_for(backend))
     with pytest.raises(ValueError, match="4611686018427387905"):  # JAX made it 1 (int32)
         bsc.asarray([2**62 + 1, 0, 1, 0])
     with pytest.raises(ValueError, match=r"0\.5 at \[2\]"):
@@ -162,7 +164,7 @@ def test_torch_wide_unsigned_values_are_not_wrapped():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_map_i_takes_integer_bundles(backend):
-    model = VSA.create("MAP-I", DIM, backend=backend, device="cpu")
+    model = VSA.create("MAP-I", DIM, backend=backend, device=device_for(backend))
     s = model.bundle(list(model.random(3, seed=1)))
     np.testing.assert_array_equal(host(model, model.asarray(host(model, s))), host(model, s))
     with pytest.raises(ValueError, match="integers"):
@@ -173,7 +175,7 @@ def test_map_i_takes_integer_bundles(backend):
 def test_packed_bsc_padding_bits(backend):
     """Packed vectors' padding bits (past dim) must be 0: asarray refuses others, and
     similarities ignore those that arithmetic of one's own sets (``~a``)."""
-    model = VSA.create("BSC", 100, backend=backend, device="cpu", packed=True)
+    model = VSA.create("BSC", 100, backend=backend, device=device_for(backend), packed=True)
     a = model.random(seed=1)
     flipped = host(model, a).copy()
     flipped[-1] = 0xFF
@@ -212,7 +214,7 @@ def test_similarity_bounded_and_equal_to_matrix_off_alphabet(variant, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_fhrr_self_similarity_is_at_most_one(backend):
-    model = VSA.create("FHRR", 1000, backend=backend, device="cpu")
+    model = VSA.create("FHRR", 1000, backend=backend, device=device_for(backend))
     v = model.random(2000, seed=7)
     assert float(model.xp.max(model.similarity(v, v))) <= 1.0
     assert float(model.xp.max(model.similarity_matrix(v[:100], v[:100]))) <= 1.0
@@ -222,7 +224,7 @@ def test_fhrr_self_similarity_is_at_most_one(backend):
 def test_map_similarity_equals_matrix_exactly(backend):
     """JAX divided one way in the matrix and another in the pair (XLA turns a division by a
     constant into a multiplication by its rounded reciprocal): a float step apart."""
-    model = VSA.create("MAP", 1000, backend=backend, device="cpu")
+    model = VSA.create("MAP", 1000, backend=backend, device=device_for(backend))
     q, items = model.random(3, seed=1), model.random(50, seed=2)
     pairwise = host(model, model.similarity(q[:, None, :], items[None, :, :]))
     np.testing.assert_array_equal(host(model, model.similarity_matrix(q, items)), pairwise)
@@ -234,7 +236,7 @@ def test_map_similarity_equals_matrix_exactly(backend):
 def test_map_search_ranks_an_unbound_superposition(backend):
     """A query of larger norm than the model's vectors (a sum, unbound) is ranked by its dot
     products in a search (its cosine), not tied at the clip."""
-    model = VSA.create("MAP", 256, backend=backend, device="cpu")
+    model = VSA.create("MAP", 256, backend=backend, device=device_for(backend))
     book = model.random(8, seed=1)
     query = native(model, host(model, book[3]) * 3 + host(model, book[5]))
     s, i = search(model, query, book, k=2)
@@ -257,14 +259,14 @@ def test_huge_dim_refused_at_once(name):
 def test_allocations_beyond_memory_refused_with_the_bytes(backend, monkeypatch):
     from holovec.models.base import AllocationError
 
-    model = VSA.create("MAP", 1000, backend=backend, device="cpu")
+    model = VSA.create("MAP", 1000, backend=backend, device=device_for(backend))
     monkeypatch.setattr(type(model.backend), "available_memory", lambda self: 2**30)
     with pytest.raises(AllocationError, match=r"random\(1099511627776\) needs about \d+ bytes") as info:
         model.random(2**40)
     assert isinstance(info.value, MemoryError) and isinstance(info.value, ValueError)
     assert "1.0 GiB available" in str(info.value)
     with pytest.raises(AllocationError, match=r"creating a MAP model of dim 268435456 needs about \d+ bytes"):
-        VSA.create("MAP", 2**28, backend=backend, device="cpu")
+        VSA.create("MAP", 2**28, backend=backend, device=device_for(backend))
     with pytest.raises(AllocationError, match=r"draw\(300000\)"):
         model.draw(300_000, seed=1, purpose=3)
     assert model.random(1000).shape == (1000, 1000)  # below the threshold nothing is asked
@@ -290,7 +292,7 @@ def test_draw_memory_estimate_is_the_peak(variant):
 
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b.values[0] != "jax"])
 def test_bsc_matrix_packs_items_chunk_by_chunk(backend, monkeypatch):
-    model = VSA.create("BSC", 512, backend=backend, device="cpu")
+    model = VSA.create("BSC", 512, backend=backend, device=device_for(backend))
     if not model.backend.fast_packed_hamming:
         pytest.skip("this backend compares +-1 floats in chunks, without packing")
     rows = []
@@ -433,7 +435,7 @@ def test_devices_that_do_not_exist_are_refused(backend):
         with pytest.raises(ValueError, match=device):
             VSA.create("MAP", DIM, backend=backend, device=device)
     assert VSA.create("MAP", DIM, backend=backend, device="cpu:0") == VSA.create(
-        "MAP", DIM, backend=backend, device="cpu"
+        "MAP", DIM, backend=backend, device=device_for(backend)
     )
 
 

@@ -19,9 +19,9 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 
 import holovec.retrieval.store as store_module
+from conftest import device_for, to_numpy
 from holovec import VSA
 from holovec.backends import get_backend
 from holovec.retrieval import Codebook, ItemStore, Resonator, cleanup, search
@@ -474,7 +474,7 @@ ROUND_TRIP = [
 def test_every_dtype_round_trips(backend, name, dtype, tmp_path):
     if not get_backend(backend, "cpu").supports_dtype(dtype):
         pytest.skip(f"{backend} has no {dtype} here")
-    model = VSA.create(name, 64, backend=backend, device="cpu", dtype=dtype, seed=3)
+    model = VSA.create(name, 64, backend=backend, device=device_for(backend), dtype=dtype, seed=3)
     book = Codebook(model, ["x", "y", "z"], model.random(3, seed=1))
     path = tmp_path / "book.npz"
     book.save(path)

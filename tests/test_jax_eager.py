@@ -16,6 +16,7 @@ from holovec.random import Purpose, Words, address_words, random_words
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
+from conftest import device_for  # noqa: E402
 from holovec.backends.jax_backend import JaxBackend  # noqa: E402 - after the skip
 
 DIM = 64
@@ -40,7 +41,7 @@ IDS = [name + "".join(f"-{k}={v}" for k, v in options.items()) for name, options
 
 
 def create(name, options, **kwargs):
-    return VSA.create(name, dim=DIM, backend="jax", device="cpu", **options, **kwargs)
+    return VSA.create(name, dim=DIM, backend="jax", device=device_for("jax"), **options, **kwargs)
 
 
 def operations(model, x, y, z):
@@ -192,7 +193,7 @@ CASES = [
 def test_compiled_generator_gives_the_host_words(seed, n_rows, wpr, row_start, stream, purpose, generic):
     """The address as traced words (Words) gives NumPy's C Philox words bit for bit, by the
     CPU's host callback and by the generator in jax.numpy that serves the other devices."""
-    backend = VSA.create("MAP", dim=8, backend="jax", device="cpu").backend
+    backend = VSA.create("MAP", dim=8, backend="jax", device=device_for("jax")).backend
 
     def words(address):
         seed_, stream_, purpose_ = Words(address[:4]), Words(address[4:6]), Words(address[6:])

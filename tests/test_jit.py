@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import device_for
 from holovec import VSA
 
 DIM = 512
@@ -44,7 +45,7 @@ def assert_close(got, want, atol=1e-6):
 
 
 def test_jax_jit_closed_over_model(jax, model_name):
-    model = VSA.create(model_name, dim=DIM, backend="jax", device="cpu", seed=4)
+    model = VSA.create(model_name, dim=DIM, backend="jax", device=device_for("jax"), seed=4)
     a, b, c = inputs(model)
     eager = bind_bundle_similarity(model, a, b, c)
     jitted = jax.jit(lambda a, b, c: bind_bundle_similarity(model, a, b, c))(a, b, c)
@@ -60,20 +61,20 @@ def test_jax_jit_closed_over_model(jax, model_name):
 
 def test_jax_jit_model_as_argument(jax, model_name):
     """Models are static pytrees: they can be passed to a jitted function directly."""
-    model = VSA.create(model_name, dim=DIM, backend="jax", device="cpu", seed=4)
+    model = VSA.create(model_name, dim=DIM, backend="jax", device=device_for("jax"), seed=4)
     a, b, c = inputs(model)
     jitted = jax.jit(bind_bundle_similarity)
     eager = bind_bundle_similarity(model, a, b, c)
     for got, want in zip(jitted(model, a, b, c), eager, strict=True):
         assert_close(got, want)
     # a second model of the same kind (another seed, so other tie-breaks) is a new static value
-    other = VSA.create(model_name, dim=DIM, backend="jax", device="cpu", seed=5)
+    other = VSA.create(model_name, dim=DIM, backend="jax", device=device_for("jax"), seed=5)
     for got, want in zip(jitted(other, a, b, c), bind_bundle_similarity(other, a, b, c), strict=True):
         assert_close(got, want)
 
 
 def test_jax_vmap(jax, model_name):
-    model = VSA.create(model_name, dim=DIM, backend="jax", device="cpu")
+    model = VSA.create(model_name, dim=DIM, backend="jax", device=device_for("jax"))
     _, b, c = inputs(model)
     X = model.random(6, seed=9)
     mapped = jax.vmap(lambda x: bind_bundle_similarity(model, x, b, c)[0])(X)
@@ -91,7 +92,7 @@ def test_jax_vmap(jax, model_name):
 @pytest.mark.parametrize("model_name", ["FHRR", "MAP"])
 def test_jax_grad_through_similarity(jax, model_name):
     jnp = jax.numpy
-    model = VSA.create(model_name, dim=DIM, backend="jax", device="cpu")
+    model = VSA.create(model_name, dim=DIM, backend="jax", device=device_for("jax"))
     a, b, _ = inputs(model)
     # d/dt sim(t * a, b) = sim(a, b)
     grad_t = jax.grad(lambda t: model.similarity(a * t, b))(jnp.float32(2.0))
@@ -121,7 +122,7 @@ COMPILE_BACKEND = {"MAP": "inductor", "BSC": "inductor", "FHRR": "aot_eager"}
 
 
 def test_torch_compile(torch, model_name):
-    model = VSA.create(model_name, dim=DIM, backend="torch", device="cpu", seed=4)
+    model = VSA.create(model_name, dim=DIM, backend="torch", device=device_for("torch"), seed=4)
     a, b, c = inputs(model)
     eager = bind_bundle_similarity(model, a, b, c)
     compiled = torch.compile(
@@ -141,7 +142,7 @@ def test_torch_compile(torch, model_name):
 
 
 def test_torch_autograd_through_map_similarity(torch):
-    model = VSA.create("MAP", dim=DIM, backend="torch", device="cpu")
+    model = VSA.create("MAP", dim=DIM, backend="torch", device=device_for("torch"))
     a, b, _ = inputs(model)
     x = a.clone().requires_grad_(True)
     s = model.similarity(x, b)
@@ -160,7 +161,7 @@ def test_torch_autograd_through_map_similarity(torch):
 
 
 def test_torch_autograd_through_fhrr_similarity(torch):
-    model = VSA.create("FHRR", dim=DIM, backend="torch", device="cpu")
+    model = VSA.create("FHRR", dim=DIM, backend="torch", device=device_for("torch"))
     a, b, _ = inputs(model)
     theta = torch.angle(a).detach().requires_grad_(True)
     model.similarity(torch.polar(torch.ones_like(theta), theta), b).backward()

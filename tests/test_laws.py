@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import to_numpy
 from holovec.random import Purpose, random_bits, random_signs
 
 DIM = 1000

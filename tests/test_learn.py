@@ -11,6 +11,8 @@ import pickle
 import numpy as np
 import pytest
 
+from conftest import device_for
+
 pytest.importorskip("sklearn")
 
 from sklearn.base import clone
@@ -64,7 +66,9 @@ def _curve(n=120):
 def test_classifier_predictions_equal_on_every_backend(name, backend, iris):
     Xtr, Xte, ytr, yte = iris
     reference = CLASSIFIERS[name](dim=512, seed=3, batch_size=32).fit(Xtr, ytr)
-    clf = CLASSIFIERS[name](dim=512, seed=3, batch_size=32, backend=backend, device="cpu").fit(Xtr, ytr)
+    clf = CLASSIFIERS[name](dim=512, seed=3, batch_size=32, backend=backend, device=device_for(backend)).fit(
+        Xtr, ytr
+    )
     assert clf.model_.backend.name == backend
     np.testing.assert_array_equal(clf.predict(Xte), reference.predict(Xte))
     np.testing.assert_allclose(clf.decision_function(Xte), reference.decision_function(Xte), atol=2e-4)
@@ -75,20 +79,20 @@ def test_classifier_predictions_equal_on_every_backend(name, backend, iris):
 def test_regressor_predictions_agree_on_every_backend(name, backend):
     X, y = _curve()
     reference = REGRESSORS[name](dim=512, seed=1).fit(X, y)
-    reg = REGRESSORS[name](dim=512, seed=1, backend=backend, device="cpu").fit(X, y)
+    reg = REGRESSORS[name](dim=512, seed=1, backend=backend, device=device_for(backend)).fit(X, y)
     np.testing.assert_allclose(reg.predict(X), reference.predict(X), atol=1e-3)
     assert reg.score(X, y) > 0.8
 
 
 def test_backend_arrays_are_taken_where_they_are(backend, iris):
     Xtr, Xte, ytr, _ = iris
-    model = VSA.create("FHRR", 8, backend, device="cpu")
+    model = VSA.create("FHRR", 8, backend, device=device_for(backend))
     to = model.backend.asarray
-    clf = AdaptHDClassifier(dim=256, epochs=2, seed=0, backend=backend, device="cpu")
+    clf = AdaptHDClassifier(dim=256, epochs=2, seed=0, backend=backend, device=device_for(backend))
     from_host = clone(clf).fit(Xtr, ytr).predict(Xte)
     on_backend = clf.fit(to(Xtr), to(ytr)).predict(to(Xte))
     np.testing.assert_array_equal(on_backend, from_host)
-    H = HDEncoder(dim=256, seed=0, backend=backend, device="cpu").fit(Xtr).transform(to(Xte))
+    H = HDEncoder(dim=256, seed=0, backend=backend, device=device_for(backend)).fit(Xtr).transform(to(Xte))
     assert model.backend.is_array(H) and tuple(H.shape) == (len(Xte), 256)
 
 
@@ -176,7 +180,7 @@ def test_scikit_learn_tools(iris):
 @pytest.mark.parametrize("name", ["centroid", "neuralhd", "binarized-bsc"])
 def test_pickled_estimators_predict_the_same(name, backend, iris):
     Xtr, Xte, ytr, _ = iris
-    clf = CLASSIFIERS[name](dim=256, seed=0, backend=backend, device="cpu").fit(Xtr, ytr)
+    clf = CLASSIFIERS[name](dim=256, seed=0, backend=backend, device=device_for(backend)).fit(Xtr, ytr)
     copy = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(copy.predict(Xte), clf.predict(Xte))
 
@@ -286,7 +290,7 @@ def test_saved_estimators_load_and_predict_the_same(name, backend, iris, tmp_pat
 
     Xtr, Xte, ytr, _ = iris
     labels = np.array(["a", "b", "c"])[ytr]
-    clf = CLASSIFIERS[name](dim=256, seed=0, backend=backend, device="cpu").fit(Xtr, labels)
+    clf = CLASSIFIERS[name](dim=256, seed=0, backend=backend, device=device_for(backend)).fit(Xtr, labels)
     clf.save(tmp_path / "clf.npz")
     copy = load(tmp_path / "clf.npz")
     assert type(copy) is type(clf) and copy.get_params() == clf.get_params()

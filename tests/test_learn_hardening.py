@@ -19,6 +19,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.model_selection import GridSearchCV
 
 import holovec.learn as learn
+from conftest import device_for
 from holovec import VSA
 from holovec._format import CHECKSUMS, read_archive, write_archive
 from holovec.encoders import VectorEncoder
@@ -82,7 +83,7 @@ def test_reghd_steps_near_the_bound_stay_finite():
 def test_an_exploding_learning_rate_is_an_error_not_nan(make, backend):
     X, _, labels = _data(60)
     with pytest.raises(TrainingDivergedError, match="lower lr"):
-        make(dim=128, seed=0, lr=1e300, epochs=2, backend=backend, device="cpu").fit(X, labels)
+        make(dim=128, seed=0, lr=1e300, epochs=2, backend=backend, device=device_for(backend)).fit(X, labels)
     assert issubclass(TrainingDivergedError, ValueError)
 
 
@@ -131,7 +132,7 @@ def test_every_estimator_round_trips_through_a_file(name, tmp_path):
 @pytest.mark.parametrize("make", [RidgeHDRegressor, RegHDRegressor])
 def test_regressors_round_trip_on_every_backend(make, backend, tmp_path):
     X, y, _ = _data(60)
-    reg = make(dim=128, seed=0, backend=backend, device="cpu").fit(X, y)
+    reg = make(dim=128, seed=0, backend=backend, device=device_for(backend)).fit(X, y)
     reg.save(tmp_path / "reg.npz")
     np.testing.assert_allclose(load(tmp_path / "reg.npz").predict(X), reg.predict(X), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(
@@ -344,7 +345,7 @@ def test_an_estimator_backend_contradicting_its_encoder_is_refused(asked):
 
 @pytest.mark.parametrize("make", [CentroidClassifier, AdaptHDClassifier])
 def test_precomputed_vectors_of_any_length_score_as_cosines(make, backend):
-    model = VSA.create("FHRR", 128, backend=backend, device="cpu")
+    model = VSA.create("FHRR", 128, backend=backend, device=device_for(backend))
     rng = np.random.default_rng(0)
     V = model.to_numpy(model.random(60, seed=1))
     labels = rng.integers(0, 3, 60)
@@ -436,7 +437,7 @@ def test_a_singular_ridge_system_is_an_error_that_says_raise_alpha(backend):
     X, y, _ = _data(12)
     X[1] = X[0]
     encoder = HDEncoder(model="MAP", encoding="projection", dim=64, seed=0)
-    reg = RidgeHDRegressor(encoder=encoder, alpha=1e-300, backend=backend, device="cpu")
+    reg = RidgeHDRegressor(encoder=encoder, alpha=1e-300, backend=backend, device=device_for(backend))
     with pytest.raises(ValueError, match="raise alpha") as info:
         reg.fit(X, y)
     assert type(info.value) in (ValueError, TrainingDivergedError)  # not a framework's error

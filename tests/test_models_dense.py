@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import to_numpy
 from holovec import VSA
 from holovec.backends import get_backend
 from holovec.backends.base import Backend

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conftest import device_for, to_numpy
 from holovec import VSA
 from holovec.models.bsdc import BSDC, SparseBinaryModel
 from holovec.models.bsdc_seg import BSDCSEG
@@ -35,7 +35,7 @@ EXACT_CONFIGS = [p for p in CONFIGS if p.id != "BSDC-cdt"]
 
 @functools.cache
 def _cached_model(backend: str, name: str, dim: int, options: tuple) -> object:
-    return VSA.create(name, dim, backend=backend, device="cpu", **dict(options))
+    return VSA.create(name, dim, backend=backend, device=device_for(backend), **dict(options))
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def make_model(backend):
 
     def make(name: str, dim: int = DIM, **options):
         if "seed" in options:  # seeded models count their unseeded draws: not shared
-            return VSA.create(name, dim, backend=backend, device="cpu", **options)
+            return VSA.create(name, dim, backend=backend, device=device_for(backend), **options)
         return _cached_model(backend, name, dim, tuple(sorted(options.items())))
 
     return make
@@ -206,7 +206,7 @@ def test_seeded_vectors_identical_across_backends(name, backend):
     """Vectors, and everything discrete computed from them, are bit-identical to NumPy's."""
     for options in ({}, {"binding": "cdt", "thinning": "cdt"} if name == "BSDC" else {"thinning": "vote"}):
         ref = VSA.create(name, 900, backend="numpy", seed=11, **options)
-        model = VSA.create(name, 900, backend=backend, device="cpu", seed=11, **options)
+        model = VSA.create(name, 900, backend=backend, device=device_for(backend), seed=11, **options)
         a_ref, a = ref.random(6, seed=2**100 + 7), model.random(6, seed=2**100 + 7)
         results = [
             (a_ref, a),

@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 from scipy import stats
 
+from conftest import device_for, to_numpy
 from holovec import VSA, get_backend
 from holovec.random import (
     Purpose,
@@ -84,15 +84,15 @@ def assert_same_vectors(model_name: str, got: np.ndarray, want: np.ndarray):
 
 
 def test_vectors_identical_across_backends(backend, model_name):
-    model = VSA.create(model_name, dim=DIM, backend=backend, device="cpu")
+    model = VSA.create(model_name, dim=DIM, backend=backend, device=device_for(backend))
     assert_same_vectors(model_name, to_numpy(model, model.random(seed=1)), numpy_reference(model_name, "one"))
     assert_same_vectors(
         model_name, to_numpy(model, model.random(50, seed=7)), numpy_reference(model_name, "codebook")
     )
-    seeded = VSA.create(model_name, dim=DIM, backend=backend, device="cpu", seed=5)
+    seeded = VSA.create(model_name, dim=DIM, backend=backend, device=device_for(backend), seed=5)
     unseeded = np.stack([to_numpy(model, seeded.random()), to_numpy(model, seeded.random())])
     assert_same_vectors(model_name, unseeded, numpy_reference(model_name, "unseeded"))
-    tied = VSA.create(model_name, dim=DIM, backend=backend, device="cpu", seed=9)
+    tied = VSA.create(model_name, dim=DIM, backend=backend, device=device_for(backend), seed=9)
     a, b = tied.random(seed=1), tied.random(seed=2)
     ties = tied.bundle([a, -a]) if model_name == "FHRR" else tied.bundle([a, b])
     assert_same_vectors(model_name, to_numpy(model, ties), numpy_reference(model_name, "ties"))
@@ -105,7 +105,7 @@ def test_float64_vectors_identical_across_backends(backend, model_name):
     if not be.supports_dtype(dtype):
         pytest.skip(f"{backend} has no {dtype} in this configuration")
     want = VSA.create(model_name, dim=1000, backend="numpy", dtype=dtype).random(5, seed=3)
-    model = VSA.create(model_name, dim=1000, backend=backend, device="cpu", dtype=dtype)
+    model = VSA.create(model_name, dim=1000, backend=backend, device=device_for(backend), dtype=dtype)
     got = to_numpy(model, model.random(5, seed=3))
     assert got.dtype == want.dtype
     if model_name == "FHRR":

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import to_numpy
 
+from conftest import device_for, to_numpy
 from holovec import VSA
 from holovec.encoders import SymbolTable
 from holovec.retrieval import AssocStore, Codebook, ItemStore, cleanup, search
@@ -99,7 +99,7 @@ def test_item_store_errors(make_model):
         store.query(model.random(seed=1), k=0)
     with pytest.raises(TypeError):
         store.query(model.random(seed=1), k=1.5)
-    other = VSA.create("MAP", dim=65, backend=model.backend.name, device="cpu")
+    other = VSA.create("MAP", dim=65, backend=model.backend.name, device=device_for(model.backend.name))
     with pytest.raises(ValueError, match="shape"):
         store.query(other.random(seed=1))
 

@@ -1,6 +1,7 @@
 """The public API of DESIGN.md, end to end, on every backend and model."""
 
 import numpy as np
+
 from conftest import to_numpy
 
 

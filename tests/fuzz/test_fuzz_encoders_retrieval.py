@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import backend_param
 from fuzz_settings import FUZZ, outcome
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import backend_param, device_for
 from holovec import VSA
 from holovec.encoders import (
     FractionalPowerEncoder,
@@ -46,8 +46,8 @@ values = st.one_of(
 
 def encoders(backend: str):
     def make():
-        phasor = VSA.create("FHRR", DIM, backend=backend, device="cpu")
-        bipolar = VSA.create("MAP", DIM, backend=backend, device="cpu")
+        phasor = VSA.create("FHRR", DIM, backend=backend, device=device_for(backend))
+        bipolar = VSA.create("MAP", DIM, backend=backend, device=device_for(backend))
         return [
             (phasor, FractionalPowerEncoder(phasor, 0.0, 10.0, seed=1)),
             (bipolar, LevelEncoder(bipolar, 0.0, 10.0, levels=8, seed=1)),
@@ -84,7 +84,9 @@ def test_scalar_encoders_raise_clearly_or_give_finite_vectors(backend, x, clip):
     )
 )
 def test_vector_encoder_raises_clearly_or_gives_finite_vectors(backend, x):
-    model = cached(("MAP-C", backend), lambda: VSA.create("MAP-C", DIM, backend=backend, device="cpu"))
+    model = cached(
+        ("MAP-C", backend), lambda: VSA.create("MAP-C", DIM, backend=backend, device=device_for(backend))
+    )
     encoder = cached(("vector", backend), lambda: VectorEncoder(model, 3, seed=2))
     ok, out = outcome(lambda: encoder.encode(x))
     if ok:
@@ -102,7 +104,9 @@ def test_vector_encoder_raises_clearly_or_gives_finite_vectors(backend, x):
     chunk=st.one_of(st.integers(1, 13), st.sampled_from([np.int64(3), 0, -2, 1.5])),
 )
 def test_search_is_independent_of_chunking(backend, name, n_items, duplicates, k, chunk):
-    model = cached((name, backend), lambda: VSA.create(name, DIM, backend=backend, device="cpu"))
+    model = cached(
+        (name, backend), lambda: VSA.create(name, DIM, backend=backend, device=device_for(backend))
+    )
     items = model.random(n_items, seed=5)
     rows = [i % n_items for i in range(n_items)] + [d % n_items for d in duplicates]
     items = model.xp.take(items, model.backend.asarray(np.array(rows, dtype=np.int32)), axis=0)
@@ -123,7 +127,9 @@ def test_search_is_independent_of_chunking(backend, name, n_items, duplicates, k
 @FUZZ
 @given(bad_row=st.integers(0, 4), value=st.sampled_from([np.nan, np.inf, -np.inf]))
 def test_stores_refuse_non_finite_rows(backend, bad_row, value):
-    model = cached(("MAP", backend), lambda: VSA.create("MAP", DIM, backend=backend, device="cpu"))
+    model = cached(
+        ("MAP", backend), lambda: VSA.create("MAP", DIM, backend=backend, device=device_for(backend))
+    )
     host = np.asarray(model.to_numpy(model.random(5, seed=1))).copy()
     host[bad_row, 0] = value
     ok, err = outcome(lambda: ItemStore(model).fit(model.backend.asarray(host)))

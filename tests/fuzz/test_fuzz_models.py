@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import backend_param
 from fuzz_settings import FUZZ, outcome
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from conftest import backend_param, device_for
 from holovec import VSA
 
 DIM = 64  # a square (VTB), a multiple of 4 (GHRR) and of 8 segments (BSDC-SEG)
@@ -31,7 +31,9 @@ def model_of(variant: tuple[str, dict], backend: str):
     name, options = variant
     key = (name, tuple(sorted(options.items())), backend)
     if key not in _MODELS:
-        _MODELS[key] = VSA.create(name, dim=DIM, backend=backend, device="cpu", seed=3, **options)
+        _MODELS[key] = VSA.create(
+            name, dim=DIM, backend=backend, device=device_for(backend), seed=3, **options
+        )
     return _MODELS[key]
 
 
