@@ -231,6 +231,12 @@ def test_accelerator_switch(monkeypatch):
     assert _packed.engine() == "numpy"
     monkeypatch.setattr(_packed, "accelerator", None)
     assert _packed.engine() == ("numba" if HAS_NUMBA else "numpy")
+    # automatic: a search too small to pay for loading numba takes NumPy's kernel
+    assert _packed.engine(_packed._SMALL_WORK - 1) == "numpy"
+    assert _packed.engine(_packed._SMALL_WORK) == ("numba" if HAS_NUMBA else "numpy")
+    monkeypatch.setattr(_packed, "accelerator", "numba")
+    if HAS_NUMBA:  # chosen: whatever the size
+        assert _packed.engine(1) == "numba"
     if not HAS_NUMBA:
         monkeypatch.setattr(_packed, "accelerator", "numba")
         with pytest.raises(ImportError, match="numba"):

@@ -13,12 +13,13 @@ Two engines give identical results:
   items at a time whose temporaries stay in the CPU's cache, on every core (NumPy's
   kernels release the GIL); a running top-k per query over int64 keys
   ``distance << 32 | index`` (unique, so ``np.partition`` needs no tie rule).
-- numba (optional, ``pip install holovec[numba]``): one compiled loop, XOR + popcount
+- numba (a dependency where it ships wheels): one compiled loop, XOR + popcount
   (``vpopcntq`` where the CPU has it) per item with the running top-k fused in, on
   every core (``prange``); imported the first time it is needed, never at
   ``import holovec``.
 
-Which engine runs: :data:`accelerator` (``None``: numba where it imports, else NumPy;
+Which engine runs: :data:`accelerator` (``None``: numba where it imports, else NumPy, and
+NumPy for searches too small to pay for loading numba;
 ``"numba"`` or ``"numpy"`` to choose), read at each call, set from the
 ``HOLOVEC_ACCELERATOR`` environment variable (``numba``, ``numpy``/``none``) at import.
 """
@@ -52,6 +53,9 @@ accelerator: str | None = _accelerator_from_env()
 #: k up to which the numba kernel keeps its running top-k by insertion (larger k: the
 #: kernel computes blocks of distances and NumPy selects)
 _FUSED_MAX_K = 64
+#: 64-bit word comparisons below which NumPy's engine serves when the choice is automatic
+#: (about 2 ms of it on one core; loading numba takes 0.5 s, compiling it the first time 3)
+_SMALL_WORK = 2**21
 #: bytes of XOR temporaries per NumPy block (within a core's L2 cache)
 _BLOCK_BYTES = 512 * 1024
 #: items per chunk between two merges of the running top-k (NumPy engine)
@@ -77,9 +81,11 @@ def _numba() -> Any:
     return _numba_kernels
 
 
-def engine() -> str:
-    """The engine :func:`hamming_top_k` uses now: ``"numba"`` or ``"numpy"``."""
-    if accelerator == "numpy":
+def engine(work: int | None = None) -> str:
+    """The engine :func:`hamming_top_k` uses now: ``"numba"`` or ``"numpy"``; for ``work``
+    word comparisons below :data:`_SMALL_WORK`, NumPy where the choice is automatic (a
+    small search takes NumPy a few milliseconds, and a process need not load numba)."""
+    if accelerator == "numpy" or (accelerator is None and work is not None and work < _SMALL_WORK):
         return "numpy"
     if accelerator == "numba":
         if _numba() is None:
@@ -176,7 +182,7 @@ def hamming_top_k(queries: np.ndarray, items: np.ndarray, k: int) -> tuple[np.nd
     if n_q == 0 or k == 0:
         return np.zeros((n_q, k), np.int32), np.zeros((n_q, k), np.int64)
     q, b = as_words(queries), as_words(items)
-    if engine() == "numba":
+    if engine(n_q * n * q.shape[1]) == "numba":
         keys = _numba_top_k(q, b, k)
     else:
         keys = _numpy_top_k(q, b, k)
