@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import device_for
 
-from holovec.backends import _int8_search, _packed
+from holovec.backends import _int8_search, _packed, get_backend
 
 CASES = [
     # (n_bits, n_queries, n_items, k, chunk rows)
@@ -76,3 +77,20 @@ def test_jax_search_inside_jit():
     d, i = traced(backend.from_numpy(queries), backend.from_numpy(items))
     np.testing.assert_array_equal(np.asarray(d), expected[0])
     np.testing.assert_array_equal(np.asarray(i), expected[1])
+
+
+@pytest.mark.ordering
+@pytest.mark.parametrize("framework", ["torch", "jax"])
+def test_backend_search_on_the_test_device(framework):
+    """Through the backend on the test device (``pytest --device cuda``: the int8 kernel on
+    the GPU; on the CPU the host kernel), every engine gives the host kernel's answer."""
+    pytest.importorskip(framework)
+
+    backend = get_backend(framework, device=device_for(framework))
+    rng = np.random.default_rng(5)
+    queries, items = _packed_bits(rng, 20, 1000), _packed_bits(rng, 3000, 1000)
+    items[1::7] = items[0]
+    expected = _packed.hamming_top_k(queries, items, 10)
+    d, i = backend.hamming_top_k(backend.from_numpy(queries), backend.from_numpy(items), 1000, 10)
+    np.testing.assert_array_equal(backend.to_numpy(d), expected[0])
+    np.testing.assert_array_equal(backend.to_numpy(i), expected[1])
