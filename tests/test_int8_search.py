@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import device_for
 
+from conftest import device_for
 from holovec.backends import _int8_search, _packed, get_backend
 
 CASES = [
