@@ -4,6 +4,8 @@ and save the JSON."""
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -15,11 +17,17 @@ from holovec import available_backends
 from . import results as results_json
 from ._args import comma_separated, non_negative_float, output_file, positive_int, require
 from .cases import ModelEntry, Settings, available_entries, find_entry, run_model
+from .device_table import DEFAULT as DEVICE_DEFAULT
+from .device_table import FRAMEWORKS as DEVICE_FRAMEWORKS
+from .device_table import QUICK as DEVICE_QUICK
+from .device_table import render as render_device_table
+from .device_table import run_table as run_device_table
+from .device_table import to_json as device_json
 from .encoders import check_dim as check_encoder_dim
 from .encoders import run_encoders
 from .learn import add_to_json as add_learn_json
 from .learn import run_learn
-from .machine import CpuMeter, describe, header_lines
+from .machine import CpuMeter, describe, gpu_found, header_lines
 from .retrieval import run_retrieval
 from .rows import Row
 from .sections import DEFAULT_SECTIONS
@@ -43,9 +51,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         dest="backends",
         metavar="BACKEND",
         type=_backend_names,
-        default="numpy",
+        default=None,
         help="the backend to time, or several comma-separated (numpy,torch); 'all': every installed "
-        "one (default: numpy)",
+        "one (default: numpy; with --device: torch,jax, those installed)",
     )
     parser.add_argument(
         "--models",
@@ -77,10 +85,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--sections",
         type=comma_separated(_section),
-        default=",".join(DEFAULT_SECTIONS),
+        default=None,
         help="comma-separated sections to run: ops (the operations table), encoders "
         "(benchmarks/encoders.py), retrieval (benchmarks/retrieval.py), learn (holovec.learn on "
         "scikit-learn's data sets, benchmarks/learn.py: minutes) (default: ops,encoders,retrieval)",
+    )
+    parser.add_argument(
+        "--device",
+        type=_device,
+        default=None,
+        help="instead of the sections, issue 21's device table (benchmarks/device_table.py): torch "
+        "and JAX on this device, cpu, cuda or cuda:N, against hand-written code, torchhd and the "
+        "issue's H200 figures (default: the sections, on each framework's default device)",
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(
@@ -92,6 +108,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
+    if args.device is not None:
+        _check_device_run(parser, args)
+        return args
+    args.backends = args.backends or ["numpy"]
+    args.sections = args.sections or list(DEFAULT_SECTIONS)
     args.models_given = args.models is not None
     if args.models is None:
         args.models = available_entries()
@@ -128,6 +149,45 @@ def _backend_names(text: str) -> list[str]:
                 f"backend {name!r} is not installed; installed: {', '.join(installed)}"
             )
     return names
+
+
+def _device(text: str) -> str:
+    if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", text):
+        raise argparse.ArgumentTypeError(f"expected cpu, cuda or cuda:N (a GPU's index), got {text!r}")
+    return text
+
+
+def _check_device_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error unless the device table can run as asked: torch or JAX (not
+    NumPy), no option of the sections, and for ``cuda`` a GPU that a framework sees (the
+    frameworks are imported here to look). A framework left to the default that sees no
+    GPU is left out, and the table says so."""
+    for option, value in (("--models", args.models), ("--sections", args.sections)):
+        if value is not None:
+            parser.error(f"argument --device: the device table has no {option} (leave it out)")
+    given = args.backends is not None
+    installed = available_backends()
+    frameworks = args.backends if given else [f for f in DEVICE_FRAMEWORKS if f in installed]
+    if not set(frameworks) <= set(DEVICE_FRAMEWORKS):
+        parser.error("argument --device: the device table times torch and jax; leave numpy out of --backend")
+    if not frameworks:
+        parser.error("argument --device: the device table needs torch or jax, and neither is installed")
+    require(parser, "sklearn", "--device (its fits run on scikit-learn's digits)")
+    args.device_notes = []
+    if args.device.startswith("cuda"):
+        # JAX takes 75% of the GPU's memory at its first use unless told otherwise, which
+        # would leave torch's rows (run first) and JAX's large searches short
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        index = int(args.device.partition(":")[2] or 0)
+        found = {f: gpu_found(f, index) for f in frameworks}
+        with_gpu = [f for f in frameworks if found[f][0] is not None]
+        missing = "; ".join(found[f][1] for f in frameworks if found[f][0] is None)
+        if not with_gpu or (given and len(with_gpu) < len(frameworks)):
+            parser.error(f"argument --device: no CUDA GPU {args.device} found: {missing}")
+        if len(with_gpu) < len(frameworks):
+            args.device_notes.append(f"left out, no GPU: {missing}")
+        frameworks = with_gpu
+    args.backends = frameworks
 
 
 def _check_dim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -184,6 +244,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parse_args(argv)
     out = sys.stdout if out is None else out
     progress = None if args.quiet else sys.stderr
+    if args.device is not None:
+        return _main_device(args, out, progress)
     sizes = (QUICK if args.quick else DEFAULT).with_dim(args.dim)
     torchhd_version, torchhd_note = (None, "left out (--no-torchhd)") if args.no_torchhd else torchhd_status()
     settings = Settings(
@@ -245,5 +307,38 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             elapsed_s=elapsed,
         )
         add_learn_json(data, rows, dim=sizes.dim, quick=args.quick)
+        results_json.write(args.json, data)
+    return 0
+
+
+def _main_device(args: argparse.Namespace, out: TextIO, progress: TextIO | None) -> int:
+    """``--device``: the device table (benchmarks/device_table.py) instead of the sections."""
+    sizes = (DEVICE_QUICK if args.quick else DEVICE_DEFAULT).with_dim(args.dim)
+    torchhd_version, torchhd_note = (None, "left out (--no-torchhd)") if args.no_torchhd else torchhd_status()
+    repeat = args.repeat if args.repeat is not None else (2 if args.quick else 5)
+    budget_s = args.budget if args.budget is not None else (0.1 if args.quick else 1.0)
+    meter = CpuMeter()
+    started = time.perf_counter()
+    report = run_device_table(
+        args.backends,
+        args.device,
+        sizes=sizes,
+        repeat=repeat,
+        budget_s=budget_s,
+        torchhd=torchhd_version is not None,
+        progress=progress,
+    )
+    report.notes += args.device_notes + ([f"torchhd: {torchhd_note}"] if torchhd_note else [])
+    elapsed = time.perf_counter() - started
+    machine = describe(torchhd_version, meter)
+    print(render_device_table(report, header_lines(machine), markdown=args.markdown), file=out)
+    print(f"\n(ran in {elapsed:.0f} s)", file=out)
+    if args.json is not None:
+        statistic = "median over samples, seconds per call (min also given)"
+        settings = {"repeat": repeat, "budget_s": budget_s, "statistic": statistic}
+        data = results_json.report(
+            report.rows, settings=settings, machine=machine, torchhd_note=torchhd_note, elapsed_s=elapsed
+        )
+        device_json(report, data)
         results_json.write(args.json, data)
     return 0

@@ -162,3 +162,39 @@ def header_lines(info: dict[str, Any]) -> list[str]:
         warning = ": times may be inflated, run again on an idle machine" if busy else " (an idle machine)"
         lines.append(f"load:     other processes kept {other:.2f} cores busy during the run{warning}")
     return lines
+
+
+def gpu_found(framework: str, index: int = 0) -> tuple[str | None, str]:
+    """(the name of CUDA GPU ``index`` as ``framework`` ("torch" or "jax") sees it, or None
+    where it sees none; what it found, in words, for an error message)."""
+    version = _version(framework)
+    if version is None:
+        return None, f"{framework} is not installed"
+    if framework == "torch":
+        import torch
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if index < count:
+            return torch.cuda.get_device_name(index), f"torch {version}: cuda:{index}"
+        build = "" if torch.version.cuda else ", a build without CUDA"
+        return None, f"torch {version} finds {count} CUDA GPU(s){build}"
+    import jax
+
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if index < len(gpus):
+        return gpus[index].device_kind, f"jax {version}: {gpus[index]}"
+    seen = ", ".join(f"{d.platform}:{d.id} ({d.device_kind})" for d in jax.devices())
+    return None, f"jax {version} finds {len(gpus)} GPU(s), only {seen}"
+
+
+def device_name(framework: str, device: str) -> str:
+    """The name of ``device`` ("cpu", "cuda" or "cuda:N") as ``framework`` reports it: the
+    GPU's (``torch.cuda.get_device_name``, JAX's device kind) or the CPU's model."""
+    if device == "cpu":
+        return f"{_cpu_model()} (cpu)"
+    index = int(device.partition(":")[2] or 0)
+    name, found = gpu_found(framework, index)
+    return f"{name} (cuda:{index})" if name else found

@@ -80,3 +80,20 @@ class TorchhdOps:
 
     def similarity(self, a: Any, b: Any) -> Any:
         return self.torchhd.dot_similarity(a, b) / self.dim
+
+    def similarity_pairs(self, a: Any, b: Any) -> Any:
+        """The similarity of each row pair: rows as batches of one vector each, so that
+        torchhd's product pairs them instead of comparing every row with every other."""
+        return self.torchhd.dot_similarity(a[:, None, :], b[:, None, :])[:, 0, 0] / self.dim
+
+    def top_k(self, queries: Any, items: Any, k: int) -> Any:
+        """The ``k`` most similar items of each query: ``dot_similarity``, then ``torch.topk``."""
+        return self.torch.topk(self.torchhd.dot_similarity(queries, items), k, dim=-1)
+
+    def fpe_encoder(self, bandwidth: float = 1.0) -> Any:
+        """torchhd's FPE of scalars (``embeddings.FractionalPower``, sinc kernel) on this device:
+        ``encode(x)`` of a 1-d tensor of values (its own random phases, not holovec's)."""
+        embed = self.torchhd.embeddings.FractionalPower(
+            1, self.dim, "sinc", bandwidth, vsa=self.vsa, device=self.device
+        )
+        return lambda x: embed(x[:, None])

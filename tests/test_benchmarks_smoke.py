@@ -3,6 +3,7 @@ render its JSON. No time is asserted."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import re
@@ -250,6 +251,10 @@ def _unwritable_file(folder: Path) -> Path:
         (["--sections", "ops,foo"], "argument --sections: unknown section 'foo'"),
         (["--json"], "argument --json: expected one argument"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["--device", "tpu"], "argument --device: expected cpu, cuda or cuda:N (a GPU's index), got 'tpu'"),
+        (["--device", "cpu", "--models", "MAP"], "argument --device: the device table has no --models"),
+        (["--device", "cpu", "--sections", "ops"], "the device table has no --sections (leave it out)"),
+        (["--device", "cpu", "--backend", "numpy"], "times torch and jax; leave numpy out of --backend"),
     ],
 )
 def test_bad_options_are_usage_errors(capsys, argv, message):
@@ -379,3 +384,71 @@ def test_bad_option_fails_fast_without_a_framework(tmp_path):
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines()[-1].endswith("is a folder; expected a file name in it")
+
+
+# -- the device table of issue 21: python -m benchmarks --device cpu|cuda ---------------------
+
+DEVICE_ROWS = {
+    "device-ops": ["random-1", "random-n", "bundle", "fpe", "similarity-pairs", "similarity-matrix"],
+    "device-search": ["search-MAP", "search-BSC-packed", "search-FHRR"],
+    "device-fits": ["adapthd", "ridgehd", "resonator"],
+}
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax"])
+def test_device_table_quick_run_prints_every_row(framework, tmp_path):
+    """``--device cpu --quick`` times every row of issue 21's table on each framework: holovec,
+    the hand-written versions (which agree with it), the device's rates, the issue's figures."""
+    pytest.importorskip(framework)
+    pytest.importorskip("sklearn")
+    path, out = tmp_path / "device.json", io.StringIO()
+    argv = ["--device", "cpu", "--quick", "--dim", "256", "--repeat", "1", "--budget", "0"]
+    argv += ["--backend", framework, "--no-torchhd", "--quiet", "--json", str(path)]
+    assert main(argv, out=out) == 0
+    text = out.getvalue()
+    for title in ("operations (FHRR)", "exact top-10 of 10 queries x 1,000 items", "fits and factorization"):
+        assert f"{framework}: {title}" in text
+    assert "issue-21 H200: holovec" in text and f"device, measured with {framework}: copy" in text
+    data = json.loads(path.read_text())
+    rows = data["rows"]
+    assert [(r["section"], r["key"]) for r in rows] == [
+        (section, key) for section in DEVICE_ROWS for key in DEVICE_ROWS[section]
+    ]
+    assert {r["backend"] for r in rows} == {framework}
+    for r in rows:
+        assert r["notes"] == [], (r["key"], r["notes"])  # nothing failed, every side agrees
+        assert r["times"]["holovec"]["median"] > 0
+        assert r["label"] in text
+    timed = {r["key"]: {side for side, t in r["times"].items() if t} for r in rows}
+    assert all(timed[key] == {"holovec", "baseline"} for key in DEVICE_ROWS["device-ops"])
+    assert timed["search-MAP"] == timed["search-BSC-packed"] == {"holovec", "int8", "float32"}
+    assert timed["search-FHRR"] == {"holovec", "float32"}  # a float model: no int8 product
+    assert all("first" in timed[key] for key in DEVICE_ROWS["device-fits"])
+    searches = [r for r in rows if r["section"] == "device-search"]
+    assert all(r["bound_s"] > 0 for r in searches)
+    assert [r["bound"] for r in searches] == ["int8", "int8", "float32"]
+    fits = [r for r in rows if r["section"] == "device-fits"]
+    if framework == "jax":  # the programs each first call compiled, and the later calls
+        assert all(set(r["compiles"]) == {"first", "holovec"} for r in fits)
+    issue = {r["key"]: r["issue_21_h200"]["holovec"] for r in rows}
+    assert issue["search-MAP"] == ("128 ms" if framework == "torch" else "204 ms")
+    assert set(data["device"]["rates"][framework]) == {"copy", "int8", "float32"}
+    assert all(rate > 0 for rate in data["device"]["rates"][framework].values())
+
+
+def test_device_cuda_without_a_gpu_is_a_usage_error(capsys):
+    """``--device cuda`` where no framework sees a GPU: exit status 2, naming what each found."""
+    from benchmarks.cli import parse_args
+    from benchmarks.machine import gpu_found
+
+    frameworks = [f for f in ("torch", "jax") if importlib.util.find_spec(f) is not None]
+    if not frameworks:
+        pytest.skip("neither torch nor jax is installed")
+    if any(gpu_found(f)[0] for f in frameworks):
+        pytest.skip("a GPU is visible here")
+    message = _usage_error(capsys, parse_args, ["--device", "cuda"])
+    assert "argument --device: no CUDA GPU cuda found: " in message
+    if "torch" in frameworks:
+        assert re.search(r"torch \S+ finds 0 CUDA GPU\(s\)", message)
+    if "jax" in frameworks:
+        assert re.search(r"jax \S+ finds 0 GPU\(s\), only cpu:0", message)
