@@ -5,7 +5,9 @@ easy as 1, 2, 3"), is written once here over the array API, in 32-bit words so
 that it runs on any framework's integer types. It is the generator that NumPy's
 ``numpy.random.Philox`` implements in C; backends whose device is the host CPU
 take their words from that (see ``Backend.philox_words``) and the tests check
-the two bit for bit.
+the two bit for bit. Elsewhere the generic code runs on the device, compiled into
+one kernel where the backend can (``Backend.fuse``: torch on a GPU); where a whole
+draw is made is the backend's rule (``Backend.draw_path``).
 
 Addressing. A draw is named by (seed, stream, purpose, row). Row ``r`` of a draw
 that needs ``W`` 32-bit words per row uses Philox blocks ``r*B .. r*B + B - 1``
@@ -127,8 +129,9 @@ class Words:
         self.words = words
 
     def pair(self, i: int) -> tuple[Any, Any]:
-        """The ``i``-th 64-bit word as a (low, high) pair of 32-bit words."""
-        return self.words[2 * i], self.words[2 * i + 1]
+        """The ``i``-th 64-bit word as a (low, high) pair of 32-bit words, each an array of
+        one element (arrays, not NumPy scalars: those warn when a sum wraps)."""
+        return self.words[2 * i : 2 * i + 1], self.words[2 * i + 1 : 2 * i + 2]
 
 
 def address_words(seed: int, stream: int, purpose: int) -> np.ndarray:
@@ -166,10 +169,8 @@ def _mul_lohi_64(backend: Backend, a: tuple[Any, Any], m: int) -> tuple[tuple, t
     return (l00, limb1), (limb2, limb3)
 
 
-def _xor64(backend: Backend, x: tuple[Any, Any], y: tuple[Any, Any], k: Any) -> tuple[Any, Any]:
-    """``x ^ y ^ k`` of 64-bit word pairs; ``k`` an int, or a pair of word arrays."""
-    if isinstance(k, int):
-        k = tuple(backend.xp.asarray(v, dtype=backend.word_dtype) for v in (k & 0xFFFFFFFF, k >> 32))
+def _xor64(x: tuple[Any, Any], y: tuple[Any, Any], k: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``x ^ y ^ k`` of 64-bit word pairs."""
     return (x[0] ^ y[0] ^ k[0], x[1] ^ y[1] ^ k[1])
 
 
@@ -180,16 +181,91 @@ def _add64(backend: Backend, x: tuple[Any, Any], c: int) -> tuple[Any, Any]:
     return lo, backend.mask32(x[1] + carry + xp.asarray(c >> 32, dtype=word))
 
 
-def philox4x64_generic(backend: Backend, counter: list[tuple[Any, Any]], key: int) -> list[tuple]:
-    """Philox-4x64-10 of ``counter`` (four 64-bit word pairs) under the 128-bit ``key``."""
-    k0, k1 = key & _MASK64, key >> 64
-    for round_ in range(PHILOX_ROUNDS):
-        if round_:
-            k0, k1 = (k0 + PHILOX_W[0]) & _MASK64, (k1 + PHILOX_W[1]) & _MASK64
+def _repeat(backend: Backend, fn: Any, state: Any, times: int) -> Any:
+    """``fn`` applied ``times`` times to ``state``, as the backend's loop (``Backend.repeat``:
+    one compiled loop on JAX, a Python loop elsewhere)."""
+    return backend.repeat(fn, state, times)
+
+
+def _key_pairs(backend: Backend, key: int) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    """A 128-bit key as its two 64-bit words, each a (low, high) pair of word arrays:
+    the key as data, so that one compiled generator serves every key."""
+    seed = Words(backend.xp.astype(backend.from_numpy(address_words(key, 0, 0)[:4]), backend.word_dtype))
+    return seed.pair(0), seed.pair(1)
+
+
+def philox4x64_generic(
+    backend: Backend, counter: list[tuple[Any, Any]], key: int | tuple[tuple[Any, Any], tuple[Any, Any]]
+) -> list[tuple]:
+    """Philox-4x64-10 of ``counter`` (four 64-bit word pairs) under the 128-bit ``key``: an
+    int, or its two 64-bit words as (low, high) pairs of one-element word arrays (a key
+    as data, perhaps traced)."""
+    if not isinstance(key, tuple):
+        key = _key_pairs(backend, key)
+
+    def one_round(state: tuple) -> tuple:
+        counter, k0, k1 = state
         lo0, hi0 = _mul_lohi_64(backend, counter[0], PHILOX_M[0])
         lo1, hi1 = _mul_lohi_64(backend, counter[2], PHILOX_M[1])
-        counter = [_xor64(backend, hi1, counter[1], k0), lo1, _xor64(backend, hi0, counter[3], k1), lo0]
-    return counter
+        counter = [_xor64(hi1, counter[1], k0), lo1, _xor64(hi0, counter[3], k1), lo0]
+        return counter, _add64(backend, k0, PHILOX_W[0]), _add64(backend, k1, PHILOX_W[1])
+
+    # a loop, not ten copies of the round: compilers that fuse elementwise code (XLA) would
+    # inline the rounds into one expression that recomputes its shared terms (measured on
+    # JAX: 40 s instead of 10 ms for 500,000 words)
+    return _repeat(backend, one_round, (counter, *key), PHILOX_ROUNDS)[0]
+
+
+def _block_words(backend: Backend, address: Any, offsets: Any, streams: tuple[Any, Any] | None = None) -> Any:
+    """The words of Philox blocks: 8 per block, in block order, each block's four 64-bit
+    words least significant first.
+
+    ``address``: 10 words, those of :func:`address_words` (the seed's 4, the stream's 2,
+    the purpose's 2) and then the first block's counter (2); block ``i`` is Philox of the
+    counter ``(first + offsets[i], stream, purpose, 0)`` (``offsets``: words, below
+    2**32), its stream ``streams[i]`` where ``streams`` (a (low, high) pair of word arrays
+    like ``offsets``) is given. Every input is data, so that one compiled generator
+    (``Backend.fuse``) serves every address and every length.
+    """
+    xp = backend.xp
+
+    def pair(i: int) -> tuple[Any, Any]:  # the i-th 64-bit word of the address
+        return address[2 * i : 2 * i + 1], address[2 * i + 1 : 2 * i + 2]
+
+    def full(words: tuple[Any, Any]) -> tuple[Any, Any]:
+        return tuple(xp.broadcast_to(w, offsets.shape) for w in words)
+
+    first_lo, first_hi = pair(4)
+    c0_lo, carry = _add_carry(backend, offsets, first_lo)
+    zero = xp.zeros_like(offsets)
+    counter = [
+        (c0_lo, backend.mask32(carry + first_hi)),
+        full(pair(2)) if streams is None else streams,
+        full(pair(3)),
+        (zero, zero),
+    ]
+    lanes = philox4x64_generic(backend, counter, (pair(0), pair(1)))
+    words = xp.stack([w for lane in lanes for w in lane], axis=-1)
+    return xp.reshape(words, (-1,))
+
+
+def _generate(backend: Backend, address: Any, offsets: Any, streams: tuple[Any, Any] | None = None) -> Any:
+    """:func:`_block_words`, as the backend runs generator code fastest (``Backend.fuse``:
+    one kernel for torch on a GPU, instead of a hundred)."""
+    return backend.fuse(_block_words)(backend, address, offsets, streams)
+
+
+def _first_block_words(block_start: int) -> np.ndarray:
+    """The counter word of the first block of a draw from block ``block_start`` (blocks are
+    numbered from 1: see the module's addressing), as 2 uint32 words, modulo 2**64."""
+    first = (block_start + 1) & _MASK64
+    return np.array([first & 0xFFFFFFFF, first >> 32], dtype=np.uint32)
+
+
+def _address_array(backend: Backend, key: int, stream: int, purpose: int, block_start: int) -> Any:
+    """The ``address`` of :func:`_block_words` as an array of the backend's word dtype."""
+    words = np.concatenate([address_words(key, stream, purpose), _first_block_words(block_start)])
+    return backend.xp.astype(backend.from_numpy(words), backend.word_dtype)
 
 
 def _philox_words_generic(
@@ -198,25 +274,14 @@ def _philox_words_generic(
     """The same words as ``numpy_philox_words``, computed with the backend's own arrays."""
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
-    xp, word = backend.xp, backend.word_dtype
-    first = counter_start[0] + 1
-    index = xp.arange(n_blocks, dtype=word, device=backend.device)
-    c0_lo, carry = _add_carry(backend, index, xp.full_like(index, first & 0xFFFFFFFF))
-    c0_hi = backend.mask32(carry + ((first >> 32) & 0xFFFFFFFF))
-
-    def constant(value: int) -> tuple[Any, Any]:
-        return xp.full_like(index, value & 0xFFFFFFFF), xp.full_like(index, value >> 32)
-
-    counter = [(c0_lo, c0_hi), constant(counter_start[1]), constant(counter_start[2]), constant(0)]
-    lanes = philox4x64_generic(backend, counter, key)
-    words = xp.stack([w for lane in lanes for w in lane], axis=-1)
-    return xp.reshape(words, (n_blocks * 8,))
+    block_start, stream, purpose = counter_start
+    address = _address_array(backend, key, stream, purpose, block_start)
+    return _generate(backend, address, _block_offsets(backend, n_blocks))
 
 
-def _repeat(backend: Backend, fn: Any, state: Any, times: int) -> Any:
-    """``fn`` applied ``times`` times to ``state``, as the backend's loop (``Backend.repeat``:
-    one compiled loop on JAX, a Python loop elsewhere)."""
-    return backend.repeat(fn, state, times)
+def _block_offsets(backend: Backend, n_blocks: int) -> Any:
+    """``0 .. n_blocks - 1`` as words."""
+    return backend.xp.arange(n_blocks, dtype=backend.word_dtype, device=backend.device)
 
 
 def _philox_words_of_address(
@@ -230,8 +295,7 @@ def _philox_words_of_address(
 ) -> Any:
     """The words of ``_philox_words_generic`` for an address given as :class:`Words`: from
     the backend's native generator where it has one for such addresses, else computed with
-    the backend's arrays (the rounds of ``philox4x64_generic`` with the key as data), the
-    ten rounds as one loop (``_repeat``)."""
+    the backend's arrays (:func:`_block_words`)."""
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
     words = (
@@ -242,30 +306,9 @@ def _philox_words_of_address(
     if words is not None:
         return words
     xp, word = backend.xp, backend.word_dtype
-    first = block_start + 1
-    index = xp.arange(n_blocks, dtype=word, device=backend.device)
-    c0_lo, carry = _add_carry(backend, index, xp.full_like(index, first & 0xFFFFFFFF))
-    c0_hi = backend.mask32(carry + ((first >> 32) & 0xFFFFFFFF))
-
-    def full(pair: tuple[Any, Any]) -> tuple[Any, Any]:
-        return tuple(xp.broadcast_to(xp.asarray(w, dtype=word), index.shape) for w in pair)
-
-    zero = xp.zeros((), dtype=word, device=backend.device)
-    counter = [(c0_lo, c0_hi), full(stream.pair(0)), full(purpose.pair(0)), full((zero, zero))]
-
-    def one_round(state: tuple) -> tuple:
-        counter, k0, k1 = state
-        lo0, hi0 = _mul_lohi_64(backend, counter[0], PHILOX_M[0])
-        lo1, hi1 = _mul_lohi_64(backend, counter[2], PHILOX_M[1])
-        counter = [_xor64(backend, hi1, counter[1], k0), lo1, _xor64(backend, hi0, counter[3], k1), lo0]
-        return counter, _add64(backend, k0, PHILOX_W[0]), _add64(backend, k1, PHILOX_W[1])
-
-    # a loop, not ten copies of the round: compilers that fuse elementwise code (XLA) would
-    # inline the rounds into one expression that recomputes its shared terms (measured on
-    # JAX: 40 s instead of 10 ms for 500,000 words)
-    lanes = _repeat(backend, one_round, (counter, seed.pair(0), seed.pair(1)), PHILOX_ROUNDS)[0]
-    words = xp.stack([w for lane in lanes for w in lane], axis=-1)
-    return xp.reshape(words, (n_blocks * 8,))
+    first = xp.asarray(_first_block_words(block_start), dtype=word, device=backend.device)
+    address = xp.concat([seed.words, stream.words, purpose.words, first])
+    return _generate(backend, address, _block_offsets(backend, n_blocks))
 
 
 def random_words(
@@ -338,18 +381,15 @@ def _words_of_streams(
     words = None if generic else backend.philox_words(key, (block_start, host, int(purpose)), blocks_per_row)
     if words is not None:
         return words
-    first = np.uint64(block_start + 1)
-    c0 = np.tile(np.arange(blocks_per_row, dtype=np.uint64) + first, n_rows)
-    c1 = np.repeat(host, blocks_per_row)
+    offsets = np.tile(np.arange(blocks_per_row, dtype=np.uint32), n_rows)
+    stream_words = np.repeat(host, blocks_per_row)
 
-    def pair(values: np.ndarray) -> tuple[Any, Any]:
-        lo, hi = (values & 0xFFFFFFFF).astype(np.uint32), (values >> 32).astype(np.uint32)
-        return tuple(xp.astype(backend.asarray(v), backend.word_dtype) for v in (lo, hi))
+    def as_words(values: np.ndarray) -> Any:
+        return xp.astype(backend.from_numpy(values.astype(np.uint32)), backend.word_dtype)
 
-    zeros = np.zeros(n_blocks, dtype=np.uint64)
-    counter = [pair(c0), pair(c1), pair(zeros + np.uint64(int(purpose))), pair(zeros)]
-    lanes = philox4x64_generic(backend, counter, key)
-    words = xp.stack([w for lane in lanes for w in lane], axis=-1)
+    streams = (as_words(stream_words & 0xFFFFFFFF), as_words(stream_words >> np.uint64(32)))
+    address = _address_array(backend, key, 0, int(purpose), block_start)
+    words = _generate(backend, address, as_words(offsets), streams)
     return xp.reshape(words, (n_rows, blocks_per_row * 8))
 
 

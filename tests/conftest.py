@@ -50,6 +50,8 @@ def device_for(backend: str) -> str:
     """The device a test makes ``backend``'s arrays on: :data:`TEST_DEVICE` for torch and
     JAX, the CPU for the others."""
     return TEST_DEVICE if backend in _DEVICE_BACKENDS else "cpu"
+
+
 CORE_MODELS = ["FHRR", "MAP", "BSC"]
 
 

@@ -285,8 +285,32 @@ class Backend(ABC):
         return self.complex(self.xp.cos(phases), self.xp.sin(phases))
 
     def vecdot(self, x1: Any, x2: Any) -> Any:
-        """``sum(conj(x1) * x2)`` over the last axis, broadcasting over the others."""
+        """``sum(conj(x1) * x2)`` over the last axis, broadcasting over the others, in the
+        full precision of the dtype (as :meth:`matmul`)."""
         return self.xp.vecdot(x1, x2, axis=-1)
+
+    def matmul(self, x1: Any, x2: Any) -> Any:
+        """``x1 @ x2`` in the full precision of the dtype, whatever the framework's global
+        setting (JAX and torch may multiply float32 in TF32 or bfloat16 on a GPU, torch in
+        bfloat16 on CPUs that have it): every product holovec makes goes through here (or
+        :meth:`vecdot`), so that answers are the same on every device.
+
+        JAX states ``precision=HIGHEST`` in each product (``jax.default_matmul_precision``
+        does not apply); torch switches its float32 matmul settings
+        (``torch.backends.{cuda,mkldnn}.matmul.fp32_precision``, which
+        ``torch.set_float32_matmul_precision`` and ``allow_tf32`` set) to full precision
+        for the product where they are lower, and back (see :meth:`full_precision`),
+        except inside ``torch.compile``, where the settings cannot change (the compiled
+        program follows those in force where it runs). The user's own products keep the
+        user's setting."""
+        return x1 @ x2
+
+    def full_precision(self) -> contextlib.AbstractContextManager:
+        """A scope in which the framework's own routines (``linalg.solve``, ``pinv``,
+        ``svd``, which multiply matrices inside) multiply in the full precision of the
+        dtype, whatever the global setting: wrap such calls in it (products of arrays go
+        through :meth:`matmul` instead). NumPy and Dask always multiply in full precision."""
+        return contextlib.nullcontext()
 
     def divide(self, x: Any, d: float) -> Any:
         """``x / d`` for a number ``d``, correctly rounded elementwise (as IEEE division is):
@@ -497,6 +521,40 @@ class Backend(ABC):
         with the backend's arrays."""
         return None
 
+    def draw_path(self, n_elements: int, exact: bool = True) -> str:
+        """Where a model's seeded draw of ``n_elements`` vector elements (all rows together) is
+        made, the fastest way that gives NumPy's numbers. ``exact``: whether every path gives
+        the same bits for the model's sampler; where it does not (transcendental functions),
+        the path must not depend on ``n_elements``, so that row ``i`` of a draw is the same
+        whatever the number of rows drawn with it.
+
+        - ``"host"``: by the NumPy backend on the host, then moved here (:meth:`from_numpy`):
+          bit for bit NumPy's draw, and no framework dispatch (torch's intra-op threads, JAX's
+          per-call overhead), which is what small draws cost;
+        - ``"compiled"``: one compiled program of the generator and the model's sampler that
+          takes the address as data (backends that compile kernels: JAX);
+        - ``"eager"``: the model's sampler op by op on this backend's arrays (this default,
+          or ``"compiled"`` where :attr:`jit_kernels`).
+        """
+        return "compiled" if self.jit_kernels else "eager"
+
+    def fuse(self, fn: Callable) -> Callable:
+        """``fn`` (a module-level function of this backend and arrays, elementwise integer
+        code: the generic random generator) as this backend runs it fastest for arrays of
+        any length: compiled into one kernel where eager ops would each be a kernel launch
+        (torch on a GPU); ``fn`` itself by default."""
+        return fn
+
+    #: whether :meth:`host_views` may lend NumPy views (torch)
+    lends_host_views: bool = False
+
+    def host_views(self, *arrays: Any) -> tuple[np.ndarray, ...] | None:
+        """Zero-copy NumPy views of ``arrays`` where an op on them is faster done by NumPy
+        on the host than by this framework (torch on the CPU: see ``TorchBackend``), so that
+        models run such ops on their NumPy twin (the same numbers as the NumPy backend, bit
+        for bit); ``None`` where the framework computes them itself (this default)."""
+        return None
+
     def float64_scope(self) -> contextlib.AbstractContextManager:
         """A context in which this backend computes in float64 (JAX: 64-bit mode for the
         arrays made inside; nothing to do elsewhere). The canonical scores of
@@ -526,6 +584,15 @@ class Backend(ABC):
         """``fn`` applied ``times`` times to ``state`` (a Python loop; JAX compiles one)."""
         for _ in range(times):
             state = fn(state)
+        return state
+
+    def while_loop(self, cond: Callable[[Any], Any], body: Callable[[Any], Any], state: Any) -> Any:
+        """``body`` applied to ``state`` while ``cond(state)`` (a 0-d boolean) holds: a Python
+        loop that reads ``cond`` each time; JAX compiles one loop (``jax.lax.while_loop``:
+        ``state`` is a pytree of arrays whose shapes and dtypes ``body`` keeps), so that an
+        iteration until convergence is one program, with no read back per iteration."""
+        while bool(cond(state)):
+            state = body(state)
         return state
 
     def register_static(self, cls: type) -> None:  # noqa: B027 - a no-op unless overridden
@@ -657,12 +724,12 @@ class Backend(ABC):
             if n < block:
                 pad = xp.zeros((block - n, left.shape[1]), dtype=left.dtype, device=self.device)
                 left = xp.concat([left, pad], axis=0)
-            return (left @ right)[:n]
+            return self.matmul(left, right)[:n]
         starts = list(range(0, n - block + 1, block))
         tail = n - (starts[-1] + block)
-        parts = [left[s : s + block] @ right for s in starts]
+        parts = [self.matmul(left[s : s + block], right) for s in starts]
         if tail:
-            parts.append((left[n - block :] @ right)[block - tail :])
+            parts.append(self.matmul(left[n - block :], right)[block - tail :])
         return xp.concat(parts, axis=0)
 
     def row_squared_norms(self, x: Any, block: int) -> Any:

@@ -190,10 +190,10 @@ class NumpyBackend(Backend):
         out = np.empty((n, right.shape[1]), dtype=np.result_type(left, right))
         for start in range(0, n - block + 1, block):
             # no out= here: NumPy's matmul then skips BLAS for its own (100x slower) loop
-            out[start : start + block] = left[start : start + block] @ right
+            out[start : start + block] = self.matmul(left[start : start + block], right)
         tail = n % block
         if tail:
-            out[n - tail :] = (left[n - block :] @ right)[block - tail :]
+            out[n - tail :] = self.matmul(left[n - block :], right)[block - tail :]
         return out
 
     def map_chunks(self, fn: Callable, chunks: Any) -> list:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import array_api_compat.torch as torch_xp
 import numpy as np
 import torch
 
+from ._torch_precision import FULL_FLOAT32_PRODUCTS
 from .base import Backend
-from .numpy_backend import numpy_philox_words
+from .numpy_backend import NumpyBackend, numpy_philox_words
+
+#: NumPy's kernels, for the bit operations of tensors on the CPU (see TorchBackend._on_host)
+_HOST = NumpyBackend()
 
 
 def _byte_popcount(x: Any) -> Any:
@@ -27,6 +34,41 @@ def _bipolar_int8(bits: Any) -> Any:
 def _complex_of(dtype: Any) -> Any:
     """The complex dtype of a real or complex dtype's precision."""
     return torch.complex128 if dtype in (torch.float64, torch.complex128) else torch.complex64
+
+
+#: the compiled versions of the functions given to ``TorchBackend.fuse`` (dynamic shapes:
+#: one compilation serves every length), or ``None`` for one that failed to compile
+_FUSED: dict[Callable, Any] = {}
+
+
+def _fused_call(fn: Callable, *args: Any) -> Any:
+    """``fn(*args)``, through its compiled version where torch.compile works here (a
+    compiler, and Triton on a GPU), else eagerly (warned once)."""
+    compiled = _FUSED.get(fn, False)
+    if compiled is False:
+        compiled = _FUSED[fn] = torch.compile(fn, dynamic=True, fullgraph=True)
+    if compiled is None:
+        return fn(*args)
+    try:
+        return compiled(*args)
+    except (torch._dynamo.exc.TorchDynamoException, ImportError, OSError) as e:
+        _FUSED[fn] = None
+        warnings.warn(
+            f"torch.compile cannot compile holovec's random generator here ({type(e).__name__}: {e}); "
+            "draws on this device run its ops one by one (the same numbers, more slowly)",
+            stacklevel=2,
+        )
+        return fn(*args)
+
+
+#: ops on CPU tensors of at least this many elements run on NumPy views (see
+#: ``TorchBackend.host_views``): torch's grain size, above which it splits an op over threads
+HOST_OP_ELEMENTS = 32768
+
+#: draws of at most this many elements are made on the host and copied to a GPU (see
+#: ``TorchBackend.draw_path``): one vector at D=10,000 and the like (tens of microseconds of
+#: NumPy and one copy, against a dozen kernel launches); to be measured on a GPU
+GPU_HOST_DRAW_ELEMENTS = 2**14
 
 
 class TorchBackend(Backend):
@@ -173,6 +215,51 @@ class TorchBackend(Backend):
         words = numpy_philox_words(key, counter_start, n_blocks)
         return torch.from_numpy(words).to(torch.int64)
 
+    @property
+    def fuse_generator(self) -> bool:
+        """Whether :meth:`fuse` compiles (on a CUDA GPU, where each eager op of the generic
+        generator would be a kernel launch; on the CPU the generator is NumPy's)."""
+        return self.device.type == "cuda"
+
+    def fuse(self, fn: Callable) -> Callable:
+        if not self.fuse_generator or torch.compiler.is_compiling():
+            return fn
+        return partial(_fused_call, fn)
+
+    def draw_path(self, n_elements: int, exact: bool = True) -> str:
+        """The rule (see ``Backend.draw_path``): on the CPU every draw is NumPy's, taken as
+        a tensor without a copy (bit for bit NumPy's, and never a wait on torch's intra-op
+        thread pool, which a busy machine made 100 times slower for one vector); on a GPU,
+        draws of at most :data:`GPU_HOST_DRAW_ELEMENTS` elements too (one copy instead of the
+        dozens of small kernels of the generic generator), larger ones on the device.
+        Inside ``torch.compile`` the draw is traced op by op. Samplers that round
+        transcendental functions (``exact=False``) stay on the GPU whatever the size."""
+        if torch.compiler.is_compiling():
+            return "eager"
+        small = exact and n_elements <= GPU_HOST_DRAW_ELEMENTS
+        return "host" if self.is_cpu or small else "eager"
+
+    lends_host_views = True
+
+    def host_views(self, *arrays: Any) -> tuple[np.ndarray, ...] | None:
+        """NumPy views of CPU tensors of at least :data:`HOST_OP_ELEMENTS` elements in all,
+        outside autograd and traces: torch parallelises ops of that size over its intra-op
+        thread pool, whose threads wait for each other (measured on 2 cores with another
+        process busy: a bundle of 100 FHRR vectors at D=10,000 took 8 ms in torch, 0.2 ms in
+        NumPy on one core), and NumPy's transcendental kernels are faster on the CPU (its
+        ``cos`` 4 times torch's). Smaller ops stay in torch, on the calling thread."""
+        if sum(x.numel() for x in arrays) < HOST_OP_ELEMENTS or not self._on_host(*arrays):
+            return None
+        if any(x.requires_grad or x.dtype == torch.bfloat16 for x in arrays):
+            return None  # autograd needs torch's ops; NumPy has no bfloat16
+        return tuple(x.resolve_conj().resolve_neg().numpy() for x in arrays)
+
+    def unit_phasor(self, phases: Any) -> Any:
+        views = self.host_views(phases)
+        if views is not None:
+            return torch.from_numpy(_HOST.unit_phasor(views[0]))
+        return super().unit_phasor(phases)
+
     def is_traced(self, x: Any) -> bool:
         # functorch transforms (vmap, grad) wrap tensors; torch.compile traces with fake tensors
         # (asked first: dynamo cannot trace the functorch query, and need not)
@@ -225,18 +312,56 @@ class TorchBackend(Backend):
             return super().row_blocked_matmul(left, right, block)
         out = torch.empty((n, right.shape[1]), dtype=torch.result_type(left, right), device=left.device)
         for start in range(0, n - block + 1, block):
-            out[start : start + block] = left[start : start + block] @ right
+            out[start : start + block] = self.matmul(left[start : start + block], right)
         tail = n % block
         if tail:
-            out[n - tail :] = (left[n - block :] @ right)[block - tail :]
+            out[n - tail :] = self.matmul(left[n - block :], right)[block - tail :]
         return out
 
+    def matmul(self, x1: Any, x2: Any) -> Any:
+        if not FULL_FLOAT32_PRODUCTS.needed():  # torch's default: full precision already
+            return x1 @ x2
+        with FULL_FLOAT32_PRODUCTS:
+            return x1 @ x2
+
     def vecdot(self, x1: Any, x2: Any) -> Any:
-        return torch.linalg.vecdot(x1, x2, dim=-1)  # the compat wrapper costs ~15 us a call
+        # (the compat wrapper costs ~15 us a call)
+        if not FULL_FLOAT32_PRODUCTS.needed():
+            return torch.linalg.vecdot(x1, x2, dim=-1)
+        with FULL_FLOAT32_PRODUCTS:
+            return torch.linalg.vecdot(x1, x2, dim=-1)
+
+    def full_precision(self) -> Any:
+        return FULL_FLOAT32_PRODUCTS if FULL_FLOAT32_PRODUCTS.needed() else contextlib.nullcontext()
+
+    def _on_host(self, *arrays: Any) -> bool:
+        """Whether NumPy's kernels may compute on zero-copy views of these tensors: on the
+        CPU, outside a trace (torch's own bit kernels are several times slower there)."""
+        return self.device.type == "cpu" and not any(self.is_traced(x) for x in arrays)
+
+    def map_chunks(self, fn: Callable, chunks: Any) -> list:
+        if self.device.type == "cpu":  # chunks of one-core host kernels (bits): on every core
+            return _HOST.map_chunks(fn, chunks)
+        return super().map_chunks(fn, chunks)
+
+    def pack_bits(self, bits: Any, n_bytes: int) -> Any:
+        if self._on_host(bits) and bits.dtype == torch.uint8:
+            return torch.from_numpy(_HOST.pack_bits(bits.contiguous().numpy(), n_bytes))
+        return super().pack_bits(bits, n_bytes)
+
+    def unpack_bytes(self, x: Any, n_bits: int) -> Any:
+        if self._on_host(x):
+            return torch.from_numpy(_HOST.unpack_bytes(x.contiguous().numpy(), n_bits))
+        return super().unpack_bytes(x, n_bits)
 
     def hamming_matrix(self, queries: Any, items: Any, n_bits: int) -> Any:
-        # torch has no popcount, and bitwise popcounts are slow in eager torch; an exact
-        # int8 product of +-1 vectors is fast: hamming = (n_bits - <+-1, +-1>) / 2
+        if self._on_host(queries, items):
+            # torch's int8 product is slow on CPUs (18 s for 100 x 10,000 items of 10,000
+            # bits, where NumPy's popcount takes 0.4 s): NumPy's, on zero-copy views
+            host = _HOST.hamming_matrix(queries.contiguous().numpy(), items.contiguous().numpy(), n_bits)
+            return torch.from_numpy(host)
+        # on a GPU (torch has no popcount, and bitwise popcounts are slow in eager torch) an
+        # exact int8 product of +-1 vectors is fast: hamming = (n_bits - <+-1, +-1>) / 2
         q, b = (_bipolar_int8(self.unpack_bytes(x, n_bits)) for x in (queries, items))
         # torch.compile's inductor (torch 2.13, CPU) miscomputes _int_mm with one query
         # column, so compiled code takes the float32 product, which is exact too
@@ -251,8 +376,12 @@ class TorchBackend(Backend):
         return (n_bits - dots) // 2
 
     def _hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
-        if self.device.type != "cpu" or torch.compiler.is_compiling():
+        if torch.compiler.is_compiling():
             return super()._hamming_top_k(queries, items, n_bits, k)
+        if self.device.type != "cpu":  # a GPU: an int8 product on its tensor cores
+            from ._int8_search import torch_hamming_top_k
+
+            return torch_hamming_top_k(queries, items, k)
         from . import _packed  # on the CPU: the host kernel on zero-copy NumPy views
 
         d, i = _packed.hamming_top_k(queries.contiguous().numpy(), items.contiguous().numpy(), k)

@@ -78,10 +78,10 @@ class Sums:
 
     def matmul(self, weights: Any, lifted: Any) -> Any:
         """``weights @ lifted`` for real weights (complex lifted vectors: on the real view)."""
-        if not self.complex:
-            return weights @ lifted
         backend = self.model.backend
-        return backend.complex_view(weights @ backend.real_view(lifted))
+        if not self.complex:
+            return backend.matmul(weights, lifted)
+        return backend.complex_view(backend.matmul(weights, backend.real_view(lifted)))
 
     @property
     def real_dtype(self) -> Any:

@@ -166,21 +166,23 @@ class ExponentSearch:
             phases = codec.phases(xp.astype(u, codec.real), self._theta)
             r = spectrum * self.backend.unit_phasor(-phases)
             re = xp.real(r)
-            gradient = xp.astype(xp.imag(r) @ xp.matrix_transpose(weights), u.dtype)  # (n, k)
+            product, weights_t = self.backend.matmul, xp.matrix_transpose(weights)
+            gradient = xp.astype(product(xp.imag(r), weights_t), u.dtype)  # (n, k)
             if k == 1:
-                curvature = xp.astype(re @ xp.matrix_transpose(weights * weights), u.dtype)
+                curvature = xp.astype(product(re, xp.matrix_transpose(weights * weights)), u.dtype)
                 ok = curvature > 0
                 delta = xp.where(ok, gradient / xp.where(ok, curvature, 1), 0)
             else:
                 hessian = xp.astype(
-                    xp.stack([(re * weights[a]) @ xp.matrix_transpose(weights) for a in range(k)], axis=-2),
+                    xp.stack([product(re * weights[a], weights_t) for a in range(k)], axis=-2),
                     u.dtype,
                 )
                 diagonal = xp.stack([hessian[:, a, a] for a in range(k)], axis=-1)
                 ok = xp.all(diagonal > 0, axis=-1, keepdims=True)
                 eye = xp.eye(k, dtype=u.dtype, device=self.backend.device)
                 safe = xp.where(ok[..., None], hessian, eye)
-                delta = xp.linalg.solve(safe, gradient[..., None])[..., 0]
+                with self.backend.full_precision():  # (the LU solve may multiply inside)
+                    delta = xp.linalg.solve(safe, gradient[..., None])[..., 0]
                 ok = ok & (xp.sum(delta * gradient, axis=-1, keepdims=True) > 0)
                 delta = xp.where(ok, delta, 0)
             u = u + xp.minimum(xp.maximum(delta, -limit), limit)

@@ -206,7 +206,7 @@ class ImageEncoder(Encoder):
             levels = model.backend.asarray(q[first : first + step].astype(np.int32))
             parts = []
             for level, block, _ in plan["groups"]:
-                parts.append(xp.astype(levels < level, real) @ block)
+                parts.append(model.backend.matmul(xp.astype(levels < level, real), block))
             if sums.complex:
                 t_sorted = xp.concat([model.backend.complex_view(p) for p in parts], axis=1)
             else:

@@ -33,8 +33,15 @@ def check_phasor_model(model: VSAModel, encoder: str) -> None:
         )
 
 
+def phase_products(backend: Any, u: Any, theta: Any) -> Any:
+    """Phases ``u @ theta`` of exponents ``u`` (n, k) and frequencies ``theta`` (k, n_freq)."""
+    if u.shape[-1] == 1:  # one axis: an outer product, exact in every backend
+        return u[:, :1] * theta[0]
+    return backend.matmul(u, theta)
+
+
 def _phase_vectors(model: VSAModel, u: Any, theta: Any) -> Any:
-    return model.from_phases(PhaseCodec.phases(u, theta))
+    return model.from_phases(phase_products(model.backend, u, theta))
 
 
 class PhaseCodec:
@@ -59,12 +66,9 @@ class PhaseCodec:
         """The phasors ``exp(1j * phases)`` of vectors (for HRR: the non-negative half of the FFT)."""
         return self.model.to_phasors(vectors)
 
-    @staticmethod
-    def phases(u: Any, theta: Any) -> Any:
+    def phases(self, u: Any, theta: Any) -> Any:
         """Phases ``u @ theta`` of exponents ``u`` (n, k) and frequencies ``theta`` (k, n_freq)."""
-        if u.shape[-1] == 1:  # one axis: an outer product, exact in every backend
-            return u[:, :1] * theta[0]
-        return u @ theta
+        return phase_products(self.backend, u, theta)
 
     def from_exponents(self, u: Any, theta: Any) -> Any:
         """``base ** u`` for rows of exponents ``u`` (n, k) in the model's float type: shape (n, dim)."""

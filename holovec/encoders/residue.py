@@ -179,7 +179,8 @@ class ResidueEncoder(Encoder):
         re, im = xp.real(spectrum), xp.imag(spectrum)
         if self._weights is not None:
             re, im = re * self._weights, im * self._weights
-        return re @ xp.matrix_transpose(xp.real(book)) + im @ xp.matrix_transpose(xp.imag(book))
+        t, product = xp.matrix_transpose, self.backend.matmul
+        return product(re, t(xp.real(book))) + product(im, t(xp.imag(book)))
 
     def _unit(self, spectrum: Any) -> Any:
         """Every coefficient divided by its magnitude (zeros become 1)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -15,7 +15,16 @@ from sklearn.base import BaseEstimator, clone
 
 from ..backends import dtype_name, get_backend, resolve_backend_name
 from ..encoders.base import Encoder
-from ._data import batch_rows, batches, n_rows, take_rows
+from ._data import (
+    batch_rows,
+    batches,
+    count_rows,
+    n_rows,
+    padded_blocks,
+    padded_index,
+    padded_size,
+    take_rows,
+)
 from ._space import Space
 from .encoding import HDEncoder
 
@@ -80,6 +89,39 @@ POSITIVE_INT = Interval(1, integral=True)
 NON_NEGATIVE_INT = Interval(0, integral=True)
 POSITIVE = Interval(0, closed="neither")
 NON_NEGATIVE = Interval(0)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One minibatch: the samples ``rows`` of the data (an index array, or a slice of rows
+    in order) and their encodings ``H`` on the model's backend.
+
+    Where every new array shape compiles a program (``Backend.static_shapes``: JAX), a
+    batch is padded to one of a few sizes: ``H`` has a row for each of ``index``, the row
+    numbers ``rows`` followed by copies of the first, and ``weights`` is 1 for each sample
+    and 0 for each row of padding (floats of the learning space), for the caller to mask
+    the padding out of what it sums and to drop its rows from what it returns. Elsewhere
+    ``index`` is ``rows`` and ``weights`` is ``None``. No sample's result depends on the
+    padding: every operation on a batch is row by row, or masked.
+    """
+
+    rows: np.ndarray | slice
+    H: Any
+    index: np.ndarray | slice
+    weights: Any
+
+    @property
+    def n(self) -> int:
+        """The number of samples (rows of ``H`` past it are padding)."""
+        return count_rows(self.rows)
+
+    def take(self, values: np.ndarray) -> np.ndarray:
+        """Host values (labels, targets) of the batch's rows, padded like ``H``."""
+        return values[self.index]
+
+    def trim(self, out: np.ndarray) -> np.ndarray:
+        """The rows of host results ``out`` (one per row of ``H``) that belong to samples."""
+        return out[: self.n]
 
 
 class HDEstimator(BaseEstimator):
@@ -185,21 +227,78 @@ class HDEstimator(BaseEstimator):
         return X
 
     def _encoded(
-        self, X: Any, *, epoch: int | None = None, order_free: bool = False
-    ) -> Iterator[tuple[Any, Any]]:
-        """``(rows, H)`` for each minibatch of checked ``X``: the selected rows and their
-        encodings as unit real rows on the model's backend. With ``epoch``, in an order
-        shuffled from the seed and the epoch (from the kept encodings, if any).
+        self,
+        X: Any,
+        *,
+        epoch: int | None = None,
+        order_free: bool = False,
+        training: bool = False,
+        vectors: bool = False,
+    ) -> Iterator[Batch]:
+        """The minibatches of checked ``X`` with their encodings as unit real rows on the
+        model's backend (the model's own vectors with ``vectors``). With ``epoch``, in an
+        order shuffled from the seed and the epoch (from the kept encodings, if any).
         ``order_free``: the caller's result does not depend on the batches (row-wise
-        scores, sums), so a partitioned backend may take all rows at once."""
+        scores, sums), so a partitioned backend may take all rows at once.
+
+        On a backend that compiles a program per array shape (``Backend.static_shapes``:
+        JAX) every batch is padded (see :class:`Batch`) so that a few shapes serve every
+        data set: with ``training``, all batches of the pass to one size (that of a full
+        batch, or a power of two for a data set smaller than one), so that fitting another
+        data set of the same width compiles nothing new; else each batch to a power of two
+        (prediction, streams: at most twice the rows of the batch)."""
+        n = n_rows(X)
         seed = None if epoch is None else self.encoder_.seed_
         kept = getattr(self, "_kept", None) if epoch is not None else None
-        size = batch_rows(self.model_, self.batch_size, n_rows(X)) if order_free else self.batch_size
-        for rows in batches(n_rows(X), size, seed=seed, epoch=epoch or 0):
+        size = batch_rows(self.model_, self.batch_size, n) if order_free else self.batch_size
+        padding = self._pads_batches
+        weights: dict[tuple[int, int], Any] = {}  # the masks, made once per shape in a pass
+        for rows in batches(n, size, seed=seed, epoch=epoch or 0):
+            index, mask = rows, None
+            if padding:
+                count = count_rows(rows)
+                padded = padded_size(n if training else count, size)
+                index = padded_index(rows, padded)
+                mask = weights.get((padded, count))
+                if mask is None:
+                    mask = weights[padded, count] = self.space_.backend.asarray(
+                        np.arange(padded) < count, dtype=self.space_.dtype
+                    )
             if kept is not None:
-                yield rows, take_rows(kept, rows)
+                H = take_rows(kept, index)
             else:
-                yield rows, self.space_.features(self.encoder_._encode(take_rows(X, rows)))
+                H = self.encoder_._encode(take_rows(X, index))
+                H = H if vectors else self.space_.features(H)
+            yield Batch(rows, H, index, mask)
+
+    def _on_host(self, outputs: Iterable[tuple[Batch, Any]]) -> np.ndarray:
+        """Results of batches (``(batch, out)``, ``out`` with a row per row of ``batch.H``)
+        joined in a float64 host array, without the rows of padding: joined where they are
+        and read once (a lazy backend computes one graph), or read batch by batch where
+        batches are padded (a join of a new number of rows would compile a program)."""
+        backend = self.space_.backend
+        if self._pads_batches:
+            parts = [batch.trim(np.asarray(backend.to_numpy(out), np.float64)) for batch, out in outputs]
+            return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        arrays = [out for _, out in outputs]
+        joined = arrays[0] if len(arrays) == 1 else self.space_.xp.concat(arrays, axis=0)
+        return np.asarray(backend.to_numpy(joined), dtype=np.float64)
+
+    @property
+    def _pads_batches(self) -> bool:
+        """Whether minibatches are padded to a few shapes: where every new shape compiles
+        anew (``Backend.static_shapes``: JAX; see :meth:`_encoded`)."""
+        return bool(self.space_.backend.static_shapes)
+
+    def _padded_rows(self, n: int) -> int:
+        """The rows an array of all ``n`` samples' encodings has: ``n``, or on a backend that
+        pads batches the training batches of ``n`` (see :meth:`_encoded`) in a count of
+        blocks rounded up by :func:`~._data.padded_blocks` (so that data sets of similar
+        sizes share the programs that read it)."""
+        if not self._pads_batches:
+            return n
+        size = padded_size(n, self.batch_size)
+        return padded_blocks(-(-n // size)) * size
 
     @contextmanager
     def _keeping_encodings(self, X: Any) -> Iterator[None]:
@@ -207,7 +306,7 @@ class HDEstimator(BaseEstimator):
         backend when they fit in ``cache_size`` MiB (encoded once instead of every epoch);
         memory stays bounded by ``cache_size`` plus a batch either way."""
         space = self.space_
-        needed = n_rows(X) * space.width * np.dtype(dtype_name(space.dtype)).itemsize
+        needed = self._padded_rows(n_rows(X)) * space.width * np.dtype(dtype_name(space.dtype)).itemsize
         try:
             if needed <= self.cache_size * 2**20:
                 self._kept = None
@@ -222,10 +321,18 @@ class HDEstimator(BaseEstimator):
             self._kept = None
             self._kept = self._encode_all(X)
 
-    def _encode_all(self, X: Any) -> Any:
-        """Every row's encoding, concrete (computed once on a lazy backend)."""
-        parts = [h for _, h in self._encoded(X)]
-        return self.space_.computed(parts[0] if len(parts) == 1 else self.space_.xp.concat(parts, axis=0))
+    def _encode_all(self, X: Any, *, zero_padding: bool = False) -> Any:
+        """Every row's encoding, concrete (computed once on a lazy backend), in order: the
+        training batches of :meth:`_encoded` joined, ``(_padded_rows(n), width)`` (rows
+        past ``n`` are padding: zeros with ``zero_padding``, else anything)."""
+        space = self.space_
+        parts = []
+        for batch in self._encoded(X, training=True):
+            parts.append(space.masked(batch.H, batch.weights) if zero_padding else batch.H)
+        missing = self._padded_rows(n_rows(X)) // parts[0].shape[0] - len(parts)
+        if missing > 0:  # (where batches are padded) whole blocks of padding
+            parts.extend([space.xp.zeros_like(parts[0])] * missing)
+        return space.computed(parts[0] if len(parts) == 1 else space.xp.concat(parts, axis=0))
 
     def _beyond_range(self, total: Any) -> float | None:
         """``total`` (a sum over the fitted state that bounds it and the scores made from

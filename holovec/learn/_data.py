@@ -7,6 +7,7 @@ of a framework (torch, JAX), which are checked where they are, without a copy to
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -105,6 +106,46 @@ def take_rows(X: Any, rows: np.ndarray | slice) -> Any:
             return xp.take(X, xp.asarray(rows, device=array_api_compat.device(X)), axis=0)
         return X[rows]
     return [X[i] for i in rows]
+
+
+#: the fewest rows a padded batch has (see :func:`padded_size`): the encoders' products
+#: run in blocks of 16 rows anyway (``holovec.encoders.vector.ROWS_PER_PRODUCT``)
+MIN_PADDED_ROWS = 16
+
+
+def padded_size(n: int, batch_size: int) -> int:
+    """The rows that a batch of ``n`` rows is padded to on a backend that compiles a program
+    per array shape (``Backend.static_shapes``: JAX): the next power of two, at least
+    :data:`MIN_PADDED_ROWS` and at most ``batch_size``. So every batch has one of a few
+    shapes (at most ``log2(batch_size / 16) + 2`` of them), whatever the number of rows, and
+    padding at most doubles a batch."""
+    if n >= batch_size:
+        return batch_size
+    return min(batch_size, max(MIN_PADDED_ROWS, 1 << max(0, n - 1).bit_length()))
+
+
+def padded_blocks(k: int) -> int:
+    """``k`` blocks rounded up to one of a few counts (``k`` itself up to 4, then 4 counts
+    per doubling: 5, 6, 7, 8, 10, 12, 14, 16, 20, ...): how many blocks of rows an array of
+    a whole data set is padded to on a backend that compiles per shape, so that data sets
+    of similar sizes share their programs, for at most a quarter more rows."""
+    if k <= 4:
+        return max(1, k)
+    step = 1 << (int(math.log2(k)) - 2)
+    return -(-k // step) * step
+
+
+def count_rows(rows: np.ndarray | slice) -> int:
+    """The number of rows of a selection (an index array, or a slice with its bounds)."""
+    return len(range(rows.start, rows.stop)) if isinstance(rows, slice) else len(rows)
+
+
+def padded_index(rows: np.ndarray | slice, size: int) -> np.ndarray:
+    """The row numbers ``rows`` (an index array or a slice with its bounds) followed by
+    copies of the first one up to ``size`` (the rows of a padded batch: any row of the data
+    is as good a filler as another; its results are masked out or dropped)."""
+    index = np.arange(rows.start, rows.stop) if isinstance(rows, slice) else np.asarray(rows)
+    return np.concatenate([index, np.full(size - len(index), index[0], dtype=index.dtype)])
 
 
 def batches(

@@ -13,8 +13,11 @@ the batch, one product too, on every backend alike.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,26 @@ from ..models.base import CHECKED_ALLOCATION_BYTES
 #: element kinds whose lifted elements are all +-1, values the model's own checks pin
 #: (see Space.row_length); not phasors: FHRR accepts any finite complex numbers as vectors
 _UNIT_ELEMENTS = ("bipolar", "binary")
+
+
+def _unit_rows_of(space: Space, model: Any, vectors: Any) -> Any:
+    """``model``'s vectors as unit-length real rows of ``space`` (see :meth:`Space.features`)."""
+    xp = space.xp
+    h = model.lift(vectors)
+    if space.complex:
+        h = xp.concat([xp.real(h), xp.imag(h)], axis=-1)
+    h = xp.astype(h, space.dtype)
+    if space.row_length is not None:
+        return h * (1.0 / space.row_length)
+    norms = xp.sqrt(xp.sum(h * h, axis=-1, keepdims=True))
+    return h / xp.where(norms > 0, norms, xp.ones_like(norms))
+
+
+@functools.cache
+def _compiled(backend: Any, step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step`` compiled on ``backend`` where it compiles kernels (once per backend and
+    step: the program cache then lives as long as the process), else ``step`` itself."""
+    return backend.jit(step) if backend.jit_kernels else step
 
 
 def _singular_system_errors() -> tuple[type[Exception], ...]:
@@ -57,9 +80,31 @@ class Space:
         # signs and bits (lifted to signs) are +-1: every vector has length sqrt(dim), and
         # one multiply makes it a unit row
         self.row_length = math.sqrt(model.dim) if model.element_kind in _UNIT_ELEMENTS else None
+        # what compiled steps read of a space (see __eq__): hashed at every call of one
+        self._arithmetic = (self.backend, self.dtype_name, self.complex, self.width, self.row_length)
+        self.backend.register_static(Space)  # a space is a static argument of compiled steps
 
     def __reduce__(self) -> tuple:
         return (Space, (self.model,))  # the array namespace is a module: rebuilt, not pickled
+
+    # -- compiled steps -----------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        """Spaces are equal when their arithmetic is: the same backend and device, float
+        dtype and width (what a compiled step reads of a space, see :meth:`run`), so that
+        learners of models that differ only by their seed share their programs."""
+        return isinstance(other, Space) and other._arithmetic == self._arithmetic
+
+    def __hash__(self) -> int:
+        return hash(self._arithmetic)
+
+    def run(self, step: Callable[..., Any], *args: Any) -> Any:
+        """``step(self, *args)``, as one compiled program where the backend compiles
+        kernels (``Backend.jit_kernels``: JAX), else called as it is. The program is
+        compiled once per step, space (see :meth:`__eq__`) and shapes of the arguments, and
+        shared by every estimator: ``step`` is a module-level function of arrays (Python
+        numbers and ``None`` pass too) that reads of the space only its arithmetic (the
+        array namespace, the backend and the methods built on them), never its model."""
+        return _compiled(self.backend, step)(self, *args)
 
     @staticmethod
     def real_dtype_name(model_dtype: str) -> str:
@@ -72,16 +117,9 @@ class Space:
         return dim * (2 if model_dtype.startswith("complex") else 1)
 
     def features(self, vectors: Any) -> Any:
-        """Model vectors ``(n, vector_length)`` as unit-length real rows ``(n, width)``."""
-        xp = self.xp
-        h = self.model.lift(vectors)
-        if self.complex:
-            h = xp.concat([xp.real(h), xp.imag(h)], axis=-1)
-        h = xp.astype(h, self.dtype)
-        if self.row_length is not None:
-            return h * (1.0 / self.row_length)
-        norms = xp.sqrt(xp.sum(h * h, axis=-1, keepdims=True))
-        return h / xp.where(norms > 0, norms, xp.ones_like(norms))
+        """Model vectors ``(n, vector_length)`` as unit-length real rows ``(n, width)``
+        (one compiled program where the backend compiles: see :meth:`run`)."""
+        return self.run(_unit_rows_of, self.model, vectors)
 
     def unit_rows(self, P: Any) -> Any:
         xp = self.xp
@@ -98,7 +136,7 @@ class Space:
         comes in (about 1e-7); products of a fixed number of rows would avoid that at 1.2x
         the time for full batches and 4x or more for small ones (measured), so scores
         carry that rounding (scikit-learn's subset-invariance check is an expected failure)."""
-        return H @ M
+        return self.backend.matmul(H, M)
 
     def near_ties(self, scores: np.ndarray) -> np.ndarray:
         """Rows of host ``scores`` ``(n, classes)`` (from :meth:`cosines`) whose best class
@@ -129,19 +167,48 @@ class Space:
     def one_hot(self, t: Any, n_classes: int) -> Any:
         """``(n, classes)`` indicator rows of the class indices ``t`` (a backend int array)."""
         xp = self.xp
-        classes = xp.arange(n_classes, dtype=t.dtype, device=self.model.device)
+        classes = xp.arange(n_classes, dtype=t.dtype, device=self.backend.device)
         return xp.astype(t[:, None] == classes[None, :], self.dtype)
+
+    def masked(self, x: Any, weights: Any) -> Any:
+        """``x`` (one row per sample of a batch) with the rows of padding zero: ``weights``
+        is 1 for a sample and 0 for padding (see ``Batch``), or ``None`` (no padding)."""
+        return x if weights is None else x * weights[:, None]
 
     def add(self, P: Any, coef: Any, H: Any) -> Any:
         """``P + coef.T @ H``: every sample's update of every prototype, one product (of
         the samples that update anything: mistake-driven rules leave most rows zero)."""
-        xp = self.xp
-        # (not on a lazy backend: the rows that update would be computed to be counted)
-        if not self.backend.is_traced(coef) and not self.backend.lazy:
+        xp, backend = self.xp, self.backend
+        if backend.is_traced(coef):
+            return self._add_traced(P, coef, H)
+        # (not on a lazy backend: the rows that update would be computed to be counted; nor
+        # where every array shape compiles a program)
+        if not (backend.lazy or backend.static_shapes):
             active = xp.nonzero(xp.any(coef != 0, axis=1))[0]
             if active.shape[0] < coef.shape[0] // 2:
                 coef, H = xp.take(coef, active, axis=0), xp.take(H, active, axis=0)
-        return P + xp.permute_dims(coef, (1, 0)) @ H
+        return P + backend.matmul(xp.permute_dims(coef, (1, 0)), H)
+
+    def _add_traced(self, P: Any, coef: Any, H: Any) -> Any:
+        """:meth:`add` in a compiled program, where shapes are fixed: where at most an
+        eighth of the rows update anything, the product of those rows (in their order,
+        then rows of zeros up to the eighth), else of all; the program holds both and runs
+        one (``Backend.cond``)."""
+        xp, backend = self.xp, self.backend
+        transposed = xp.permute_dims(coef, (1, 0))
+        few = max(1, coef.shape[0] // 8)
+        active = xp.any(coef != 0, axis=1)
+
+        def product_of_few() -> Any:
+            # the active rows first, in their order (a stable sort of 0 for active, 1 for not)
+            rows = xp.argsort(xp.astype(~active, xp.int32), stable=True)[:few]
+            return P + backend.matmul(xp.take(transposed, rows, axis=1), xp.take(H, rows, axis=0))
+
+        return backend.cond(
+            xp.sum(xp.astype(active, xp.int32)) <= few,
+            product_of_few,
+            lambda: P + backend.matmul(transposed, H),
+        )
 
     def computed(self, x: Any) -> Any:
         """``x`` as a concrete array: on a lazy backend (Dask) its graph is computed once
@@ -150,22 +217,29 @@ class Space:
         backend = self.backend
         return backend.asarray(backend.to_numpy(x)) if backend.lazy else x
 
-    def solve(self, A: Any, B: Any, singular: str) -> Any:
-        """``A^-1 B`` for a square system ``A`` and a matrix ``B``; ``ValueError`` with the
-        message ``singular`` where ``A`` is singular in its float precision (NumPy and torch
-        raise their own ``LinAlgError``; JAX returns non-finite values, which the callers'
-        range checks refuse). A lazy backend's system is computed (in one graph: ``A`` and
-        ``B`` share their inputs) and solved here in one piece: Dask's blocked LU needs
-        square chunks, which products of minibatches do not have, and a fitted read-out is
-        computed anyway."""
-        try:
-            if not self.backend.lazy:
+    def solve(self, A: Any, B: Any) -> Any:
+        """``A^-1 B`` for a square system ``A`` and a matrix ``B``. Where ``A`` is singular in
+        its float precision NumPy and torch raise their own ``LinAlgError`` (which
+        :meth:`refusing_singular` makes a ``ValueError``); JAX returns non-finite values,
+        which the callers' range checks refuse. A lazy backend's system is computed (in
+        one graph: ``A`` and ``B`` share their inputs) and solved here in one piece: Dask's
+        blocked LU needs square chunks, which products of minibatches do not have, and a
+        fitted read-out is computed anyway."""
+        if not self.backend.lazy:
+            with self.backend.full_precision():  # (the LU solve may multiply inside)
                 return self.xp.linalg.solve(A, B)
-            system = self.backend.to_numpy(self.xp.concat([A, B], axis=1))
-            n = A.shape[1]
-            return self.backend.asarray(np.linalg.solve(system[:, :n], system[:, n:]))
+        system = self.backend.to_numpy(self.xp.concat([A, B], axis=1))
+        n = A.shape[1]
+        return self.backend.asarray(np.linalg.solve(system[:, :n], system[:, n:]))
+
+    @contextlib.contextmanager
+    def refusing_singular(self, message: str) -> Iterator[None]:
+        """A context in which the frameworks' errors for a singular system (see
+        :meth:`solve`) become a ``ValueError`` with ``message``."""
+        try:
+            yield
         except _singular_system_errors():
-            raise ValueError(singular) from None
+            raise ValueError(message) from None
 
     def check_memory(self, needed: int, what: str, advice: str) -> None:
         """``AllocationError`` (a ``MemoryError`` and a ``ValueError``) before allocating

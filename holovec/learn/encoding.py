@@ -20,7 +20,17 @@ from ..encoders._values import wide_float
 from ..encoders.base import Encoder
 from ..random import check_seed
 from ..vsa import VSA
-from ._data import batch_rows, batches, check_features, is_framework_array, n_rows, take_rows
+from ._data import (
+    batch_rows,
+    batches,
+    check_features,
+    count_rows,
+    is_framework_array,
+    n_rows,
+    padded_index,
+    padded_size,
+    take_rows,
+)
 
 __all__ = ["HDEncoder"]
 
@@ -249,8 +259,20 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """The hypervectors of the samples: an array of the model's backend, ``(n, vector_length)``."""
         X = self._checked(X)
         size = batch_rows(self.model_, self.batch_size, n_rows(X))
-        parts = [self._encode(take_rows(X, rows)) for rows in batches(n_rows(X), size)]
+        parts = [self._encode_rows(X, rows, size) for rows in batches(n_rows(X), size)]
         return parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0)
+
+    def _encode_rows(self, X: Any, rows: np.ndarray | slice, batch_size: int) -> Any:
+        """The encodings of ``rows`` of checked ``X``. Where every array shape compiles a
+        program (``Backend.static_shapes``: JAX), the rows are encoded in a batch padded to
+        a power of two (at most ``batch_size``), so that any number of rows encodes with one
+        of a few programs; only the cut of the result is made for its number of rows."""
+        if not self.model_.backend.static_shapes:
+            return self._encode(take_rows(X, rows))
+        count = count_rows(rows)
+        index = padded_index(rows, padded_size(count, batch_size))
+        encoded = self._encode(take_rows(X, index))
+        return encoded if len(index) == count else encoded[:count]
 
     def _checked(self, X: Any) -> Any:
         """``X`` checked against the fitted encoder (rows are then encoded batch by batch)."""

@@ -17,15 +17,63 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, POSITIVE_INT, Flag, HDEstimator, Interval
-from ._data import batch_rows, batches, host_labels, n_rows, take_rows
+from ._base import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, POSITIVE_INT, Batch, Flag, HDEstimator, Interval
+from ._data import host_labels, n_rows, take_rows
 from ._docs import shared_parameters
+from ._space import Space
 from ._targets import class_indices, class_labels, sorted_classes
 
 __all__ = ["AdaptHDClassifier", "CentroidClassifier", "NeuralHDClassifier", "OnlineHDClassifier"]
 
 #: the element kinds whose vectors are bits in some form, so prototypes can be binarised
 _BINARISABLE = ("bipolar", "binary")
+
+
+# -- the learning rules: one step over a batch, a pure function of arrays ----------------------
+# Each takes the learning space, the prototypes P (classes, width), a batch's encodings H
+# (rows, width), their class indices t (rows,), the batch's weights (1 per sample, 0 per
+# row of padding; None: no padding, see Batch) and the learning rate, and runs as one
+# compiled program where the backend compiles (Space.run). Within a batch all samples see
+# the prototypes as they were before it.
+def _bundling(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
+    """Each sample added to its class."""
+    return space.add(P, space.masked(space.one_hot(t, P.shape[0]), weights), H)
+
+
+def _mistakes(space: Space, P: Any, H: Any, t: Any, weights: Any) -> tuple[Any, Any, Any, Any]:
+    """The scores of a batch, its one-hot true and predicted classes, and its mistakes as a
+    0/1 column (0 for padding)."""
+    xp = space.xp
+    S = space.cosines(H, P)
+    pred = xp.astype(xp.argmax(S, axis=1), t.dtype)
+    C = P.shape[0]
+    wrong = space.masked(xp.astype(pred != t, space.dtype)[:, None], weights)
+    return S, space.one_hot(t, C), space.one_hot(pred, C), wrong
+
+
+def _adapthd(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> tuple[Any, Any]:
+    """AdaptHD: a misclassified sample added to its class and taken from the predicted one;
+    also the number of mistakes."""
+    _, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    return space.add(P, lr * wrong * (true - pred), H), space.xp.sum(wrong)
+
+
+def _adapthd_stream(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
+    return _adapthd(space, P, H, t, weights, lr)[0]
+
+
+def _onlinehd_pass(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
+    """OnlineHD's single pass: every sample updates its class by ``lr (1 - cos)``, and a
+    misclassified one the predicted class by ``-lr (1 - cos)``."""
+    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    coef = lr * (true * (1 - S) - wrong * pred * (1 - S))
+    return space.add(P, space.masked(coef, weights), H)
+
+
+def _onlinehd_retrain(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> tuple[Any, Any]:
+    """OnlineHD's retraining: the misclassified samples alone; also the number of mistakes."""
+    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    return space.add(P, lr * wrong * (true - pred) * (1 - S), H), space.xp.sum(wrong)
 
 
 class PrototypeClassifier(ClassifierMixin, HDEstimator):
@@ -86,26 +134,30 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
                     )
             X = self._check_input(X)
         t = class_indices(class_labels(y, n_rows(X)), self.classes_)
-        for rows, H in self._encoded(X, order_free=self._stream_is_bundling):
-            self.prototypes_ = self._stream_update(self.prototypes_, H, t[rows])
+        for batch in self._encoded(X, order_free=self._stream_is_bundling):
+            self.prototypes_ = self._step(self._stream_rule, batch, t)
         self._finish()
         return self
 
     def _train(self, X: Any, t: np.ndarray) -> None:
         """The one-pass training; retraining learners add their epochs (see subclasses)."""
         # bundling (sums) does not depend on the batches: Dask then sums chunks as a tree
-        for rows, H in self._encoded(X, order_free=self._first_pass_is_bundling):
-            self.prototypes_ = self._first_pass_update(self.prototypes_, H, t[rows])
+        for batch in self._encoded(X, order_free=self._first_pass_is_bundling, training=True):
+            self.prototypes_ = self._step(self._first_pass_rule, batch, t)
 
-    def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
-        """Bundling: each sample added to its class."""
+    def _step(self, rule: Any, batch: Batch, t: np.ndarray) -> Any:
+        """``rule`` (see the rules above) applied to the prototypes and ``batch`` of samples
+        whose class indices are ``t[batch.rows]``."""
         space = self.space_
-        return space.add(P, space.one_hot(space.indices(t), P.shape[0]), H)
+        lr = float(getattr(self, "lr", 0.0))  # a Python float: a NumPy scalar would widen float32
+        return space.run(rule, self.prototypes_, batch.H, space.indices(batch.take(t)), batch.weights, lr)
 
-    _stream_update = _first_pass_update
-    #: whether ``_first_pass_update`` / ``_stream_update`` only add samples to their class
-    #: (bundling: the result does not depend on the batches); a subclass that overrides
-    #: either with a rule that reads the prototypes sets its flag to False
+    #: the rules of the first pass and of partial_fit (module-level functions, see above)
+    _first_pass_rule = staticmethod(_bundling)
+    _stream_rule = staticmethod(_bundling)
+    #: whether ``_first_pass_rule`` / ``_stream_rule`` only add samples to their class
+    #: (bundling: the result does not depend on the batches); a subclass that sets either
+    #: to a rule that reads the prototypes sets its flag to False
     _first_pass_is_bundling: ClassVar[bool] = True
     _stream_is_bundling: ClassVar[bool] = True
 
@@ -141,21 +193,16 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
     def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "prototypes_")
         X = self._check_input(X)
-        model, parts = self.model_, []
-        for _, H in self._rows(X):
-            if self.class_vectors_ is not None:  # Hamming search of the model's own vectors
-                parts.append(model.similarity_matrix(H, self.class_vectors_))
-            else:
-                parts.append(self.space_.cosines(H, self.prototypes_))
-        scores = parts[0] if len(parts) == 1 else model.xp.concat(parts, axis=0)
-        return np.asarray(model.backend.to_numpy(scores), dtype=np.float64)
+        binarised = self.class_vectors_ is not None
+        # for binarised inference, the model's own vectors (a Hamming search for BSC)
+        batches = self._encoded(X, order_free=True, vectors=binarised)
+        return self._on_host((batch, self._batch_scores(batch.H)) for batch in batches)
 
-    def _rows(self, X: Any) -> Any:
-        """Encoded batches for prediction: the model's vectors for binarised inference."""
-        if self.class_vectors_ is None:
-            return self._encoded(X, order_free=True)
-        size = batch_rows(self.model_, self.batch_size, n_rows(X))
-        return ((rows, self.encoder_._encode(take_rows(X, rows))) for rows in batches(n_rows(X), size))
+    def _batch_scores(self, H: Any) -> Any:
+        """The class scores of a batch's encodings (the model's vectors, where binarised)."""
+        if self.class_vectors_ is not None:
+            return self.model_.similarity_matrix(H, self.class_vectors_)
+        return self.space_.run(Space.cosines, H, self.prototypes_)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
@@ -175,8 +222,11 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         best = np.argmax(scores, axis=1)
         near = self.space_.near_ties(scores) if self.class_vectors_ is None else ()
         if len(near):  # binarised prototypes score exactly (Hamming): no near ties
-            rows = self.space_.features(self.encoder_._encode(take_rows(X, near)))
-            best[near] = np.argmax(self.space_.canonical_cosines(rows, self.prototypes_), axis=1)
+            canonical = [
+                batch.trim(self.space_.canonical_cosines(batch.H, self.prototypes_))
+                for batch in self._encoded(take_rows(X, near), order_free=True)
+            ]
+            best[near] = np.argmax(np.concatenate(canonical, axis=0), axis=1)
         return self.classes_[best]
 
 
@@ -265,23 +315,18 @@ class _Retraining(PrototypeClassifier):
 
     def _train(self, X: Any, t: np.ndarray) -> None:
         self._initial(X, t)
-        space = self.space_
         bar = self._progress(self.epochs, type(self).__name__)
         with self._keeping_encodings(X):
             for epoch in bar:
                 mistakes = 0
-                for rows, H in self._encoded(X, epoch=epoch):
-                    self.prototypes_, wrong = self._retrain_update(self.prototypes_, H, t[rows])
-                    mistakes = mistakes + space.xp.sum(space.xp.astype(wrong, space.dtype))
+                for batch in self._encoded(X, epoch=epoch, training=True):
+                    self.prototypes_, wrong = self._step(self._retrain_rule, batch, t)
+                    if self.verbose:  # (a sum to dispatch per batch only where it is shown)
+                        mistakes = mistakes + wrong
                 if self.verbose:
                     bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
                 if self._after_epoch(epoch):
                     self._refresh_encodings(X)
-
-    @property
-    def _lr(self) -> float:
-        """``lr`` as a Python float (a NumPy scalar would widen float32 prototypes to float64)."""
-        return float(self.lr)
 
     def _initial(self, X: Any, t: np.ndarray) -> None:
         """The first pass: class means (bundles of unit-length samples over their count,
@@ -295,24 +340,6 @@ class _Retraining(PrototypeClassifier):
         """A hook after each retraining epoch: whether it changed the encoder (NeuralHD
         regenerates dimensions)."""
         return False
-
-    def _mistakes(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any, Any, Any, Any]:
-        """Scores, the one-hot true and predicted classes, and the mistake mask (as 0/1
-        column) of a batch."""
-        space = self.space_
-        xp = space.xp
-        S = space.cosines(H, P)
-        truth = space.indices(t)
-        pred = xp.astype(xp.argmax(S, axis=1), truth.dtype)
-        wrong = pred != truth
-        C = P.shape[0]
-        return (
-            S,
-            space.one_hot(truth, C),
-            space.one_hot(pred, C),
-            xp.astype(wrong, space.dtype)[:, None],
-            wrong,
-        )
 
 
 @shared_parameters
@@ -378,13 +405,8 @@ class AdaptHDClassifier(_Retraining):
         self.seed = seed
         self.verbose = verbose
 
-    def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
-        _, true, pred, wrong, mask = self._mistakes(P, H, t)
-        return self.space_.add(P, self._lr * wrong * (true - pred), H), mask
-
-    def _stream_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
-        return self._retrain_update(P, H, t)[0]
-
+    _retrain_rule = staticmethod(_adapthd)
+    _stream_rule = staticmethod(_adapthd_stream)
     _stream_is_bundling = False  # mistake-driven: each batch reads the prototypes
 
 
@@ -455,18 +477,9 @@ class OnlineHDClassifier(_Retraining):
         # the single pass is OnlineHD's own (similarity-weighted), not bundling
         PrototypeClassifier._train(self, X, t)
 
-    def _first_pass_update(self, P: Any, H: Any, t: np.ndarray) -> Any:
-        S, true, pred, wrong, _ = self._mistakes(P, H, t)
-        coef = self._lr * (true * (1 - S) - wrong * pred * (1 - S))
-        return self.space_.add(P, coef, H)
-
-    _stream_update = _first_pass_update
+    _first_pass_rule = _stream_rule = staticmethod(_onlinehd_pass)
+    _retrain_rule = staticmethod(_onlinehd_retrain)
     _first_pass_is_bundling = _stream_is_bundling = False  # similarity-weighted
-
-    def _retrain_update(self, P: Any, H: Any, t: np.ndarray) -> tuple[Any, Any]:
-        S, true, pred, wrong, mask = self._mistakes(P, H, t)
-        coef = self._lr * wrong * (true - pred) * (1 - S)
-        return self.space_.add(P, coef, H), mask
 
 
 @shared_parameters

@@ -12,12 +12,37 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import NON_NEGATIVE, POSITIVE_INT, HDEstimator, Interval
 from ._data import n_rows
 from ._docs import shared_parameters
+from ._space import Space
 from ._targets import check_target_range, regression_targets
 
 __all__ = ["RegHDRegressor"]
 
 #: regularisation of each batch's step (keeps the small solve well posed for similar samples)
 _DELTA = 1e-3
+
+
+def _lms_step(
+    space: Space, coef: Any, b: Any, total: Any, H: Any, r: Any, weights: Any, lr: float
+) -> tuple[Any, Any, Any]:
+    """One batch's step of the affine projection algorithm (NLMS for a batch of ``m``):
+    ``a = lr (H H' + 1 + delta I)^-1 err`` moves the prediction of every sample of the
+    batch ``lr`` of the way to its residual ``r`` at once (the 1 is the intercept's
+    column); ``w += a H``, ``b += sum(a)``, and ``total`` adds the squared errors. Rows of
+    padding (``weights`` 0, see ``Batch``) have no error and no intercept: the system's
+    block of them is ``delta I`` and their coefficients 0. On a lazy backend the step stays
+    in the pass's graph (its chunks are square). A pure function of arrays (``Space.run``)."""
+    xp, backend = space.xp, space.backend
+    err = r - (backend.matmul(H, coef) + b)
+    ridge = _DELTA * xp.eye(err.shape[0], dtype=space.dtype, device=backend.device)
+    if weights is None:
+        gram = space.product(H, xp.permute_dims(H, (1, 0))) + (1.0 + ridge)
+    else:
+        err, Hm = err * weights, space.masked(H, weights)
+        gram = space.product(Hm, xp.permute_dims(Hm, (1, 0))) + (weights[:, None] * weights[None, :] + ridge)
+    with backend.full_precision():  # (the LU solve may multiply inside)
+        a = lr * xp.linalg.solve(gram, err[:, None])[:, 0]
+    coef = coef + backend.matmul(a, H)
+    return coef, b + xp.sum(a, keepdims=True), total + xp.sum(err * err, keepdims=True)
 
 
 @shared_parameters
@@ -148,30 +173,17 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         """One pass of least-mean-squares over the residuals ``y - intercept_`` (taken in
         float64 on the host, so the targets' offset loses no precision): ``w`` and the
         intercept's change ``b`` move against each batch's errors. Returns the sum of
-        squared errors before each step (``verbose`` only, else 0)."""
+        squared errors before each step."""
         space = self.space_
         xp, backend = space.xp, space.backend
         residual = y - self.intercept_
         check_target_range(residual, space.dtype_name, type(self).__name__)
         lr = float(self.lr)  # a Python float: a NumPy scalar would widen float32 arrays
-        device = space.model.device
         coef = self.coef_
-        b = total = xp.zeros((1,), dtype=space.dtype, device=device)
-        for rows, H in self._encoded(X, epoch=epoch):
-            err = backend.asarray(residual[rows], dtype=space.dtype) - (H @ coef + b)
-            # the batch's step of the affine projection algorithm (NLMS for a batch of m):
-            # a = lr * (H H' + 1 + delta I)^-1 err moves the prediction of every sample of the
-            # batch lr of the way to its target at once (the 1 is the intercept's column);
-            # on a lazy backend it stays in the pass's graph (its chunks are square)
-            m = err.shape[0]
-            gram = space.product(H, xp.permute_dims(H, (1, 0))) + (
-                1.0 + _DELTA * xp.eye(m, dtype=space.dtype, device=device)
-            )
-            a = lr * xp.linalg.solve(gram, err[:, None])[:, 0]
-            coef = coef + a @ H
-            b = b + xp.sum(a, keepdims=True)
-            if self.verbose:
-                total = total + xp.sum(err * err, keepdims=True)
+        b = total = xp.zeros((1,), dtype=space.dtype, device=space.model.device)
+        for batch in self._encoded(X, epoch=epoch, training=epoch is not None):
+            r = backend.asarray(batch.take(residual), dtype=space.dtype)
+            coef, b, total = space.run(_lms_step, coef, b, total, batch.H, r, batch.weights, lr)
         # the pass computed once on a lazy backend (not again by each prediction)
         state = space.computed(xp.concat([coef, b, total]))
         coef, b = state[:-2], state[-2]
@@ -190,8 +202,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         """The predicted targets ``<w, h> + b``, shape ``(n_samples,)``."""
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
-        xp = self.space_.xp
-        parts = [self.space_.product(H, self.coef_[:, None])[:, 0] for _, H in self._encoded(X)]
-        out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+        space, column = self.space_, self.coef_[:, None]
+        out = self._on_host((batch, space.run(Space.product, batch.H, column)) for batch in self._encoded(X))
         # the float64 intercept added on the host (the learning space's floats may be float32)
-        return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64) + self.intercept_
+        return out[:, 0] + self.intercept_

@@ -35,6 +35,7 @@ from ..backends import dtype_name
 from ._base import POSITIVE, HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
+from ._space import Space
 from ._targets import class_indices, class_labels, regression_targets
 
 __all__ = ["RidgeHDClassifier", "RidgeHDRegressor"]
@@ -57,8 +58,10 @@ def solve_ridge(estimator: HDEstimator, X: Any, Y: np.ndarray, alpha: float, adv
     xp, backend = space.xp, space.backend
     wide = space.wide()
     n, k, width = Y.shape[0], Y.shape[1], space.width
+    # the rows of the kept system: the samples, padded where every shape compiles (JAX)
+    rows = estimator._padded_rows(n)
     kept, accumulated = ridge_peak_bytes(
-        n, width, k, min(n, estimator.batch_size),
+        rows, width, k, min(rows, estimator.batch_size),
         np.dtype(space.dtype_name).itemsize, np.dtype(dtype_name(wide)).itemsize,
     )  # fmt: skip
     space.check_memory(
@@ -72,30 +75,41 @@ def solve_ridge(estimator: HDEstimator, X: Any, Y: np.ndarray, alpha: float, adv
         f"or dependent encodings, which alpha={alpha!r} is too small to tell apart); raise alpha"
     )
     alpha = float(alpha)  # a Python float: a NumPy scalar would widen float32 systems on JAX
-    Yd = backend.asarray(Y, dtype=wide)
-    device = space.model.device
-    if kept <= accumulated:
-        parts = [h for _, h in estimator._encoded(X)]
-        H = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
-        del parts  # (at most the encodings and their widened copy at once)
-        Hw = space.computed(xp.astype(H, wide))  # encoded once on a lazy backend, though used twice
-        del H
-        ridge = alpha * xp.eye(n, dtype=wide, device=device)
-        K = Hw @ xp.permute_dims(Hw, (1, 0)) + ridge
-        del ridge
-        W = xp.permute_dims(Hw, (1, 0)) @ space.solve(K, Yd, singular)
-    else:
-        G = alpha * xp.eye(width, dtype=wide, device=device)
-        R = xp.zeros((width, k), dtype=wide, device=device)
-        for rows, h in estimator._encoded(X):
-            hw = xp.astype(h, wide)
-            ht = xp.permute_dims(hw, (1, 0))
-            G = G + ht @ hw
-            R = R + ht @ Yd[rows]
-        W = space.solve(G, R, singular)
+    with space.refusing_singular(singular):
+        if kept <= accumulated:
+            # rows of padding are zero: the system's padded block is alpha I, its solution 0
+            H = estimator._encode_all(X, zero_padding=True)
+            Hw = space.computed(xp.astype(H, wide))  # encoded once on a lazy backend, though used twice
+            del H  # (at most the encodings and their widened copy at once)
+            Yd = backend.asarray(np.concatenate([Y, np.zeros((rows - n, k))]) if rows > n else Y, dtype=wide)
+            W = space.run(_kept_readout, Hw, Yd, alpha)
+        else:
+            G = alpha * xp.eye(width, dtype=wide, device=space.model.device)
+            R = xp.zeros((width, k), dtype=wide, device=space.model.device)
+            for batch in estimator._encoded(X, training=True):
+                y = backend.asarray(batch.take(Y), dtype=wide)
+                G, R = space.run(_accumulated_system, G, R, batch.H, y, batch.weights)
+            W = space.solve(G, R)
     # |h . w| <= sum |w| for unit rows h: every prediction stays finite when this sum does
     estimator._check_in_range(xp.sum(xp.abs(W)), "the read-out", advice)
     return space.computed(xp.astype(W, space.dtype))
+
+
+def _kept_readout(space: Space, Hw: Any, Y: Any, alpha: float) -> Any:
+    """``W = Hw' (Hw Hw' + alpha I)^-1 Y``: the read-out from the kept encodings ``Hw``."""
+    xp, backend = space.xp, space.backend
+    ridge = alpha * xp.eye(Hw.shape[0], dtype=Hw.dtype, device=backend.device)
+    K = backend.matmul(Hw, xp.permute_dims(Hw, (1, 0))) + ridge
+    return backend.matmul(xp.permute_dims(Hw, (1, 0)), space.solve(K, Y))
+
+
+def _accumulated_system(space: Space, G: Any, R: Any, h: Any, y: Any, weights: Any) -> tuple[Any, Any]:
+    """The sums ``G = alpha I + H' H`` and ``R = H' Y`` with one more batch ``h`` (rows of
+    padding left out) and its targets ``y``, in the dtype of the sums."""
+    xp, backend = space.xp, space.backend
+    hw = space.masked(xp.astype(h, G.dtype), weights)
+    ht = xp.permute_dims(hw, (1, 0))
+    return G + backend.matmul(ht, hw), R + backend.matmul(ht, y)
 
 
 class _Ridge(HDEstimator):
@@ -137,10 +151,8 @@ class _Ridge(HDEstimator):
         """``H W`` for every sample, on the host ``(n, k)``."""
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
-        xp = self.space_.xp
-        parts = [self.space_.product(h, self.coef_) for _, h in self._encoded(X)]
-        out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
-        return np.asarray(self.model_.backend.to_numpy(out), dtype=np.float64)
+        space, batches = self.space_, self._encoded(X)
+        return self._on_host((batch, space.run(Space.product, batch.H, self.coef_)) for batch in batches)
 
 
 @shared_parameters

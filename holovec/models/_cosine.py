@@ -18,11 +18,12 @@ from ..backends.base import DTYPE_KINDS
 from ._magnitude import COSINE_RANGE, choose, divided_rows, quiet_overflow, real_name, within_range
 
 
-def unit_norm(xp: Any, x: Any, norm: float = 1.0) -> Any:
+def unit_norm(backend: Any, x: Any, norm: float = 1.0) -> Any:
     """``x`` scaled to Euclidean norm ``norm`` over the last axis; zero vectors stay zero.
 
     The normalised sum that HRR, VTB and GHRR use as their bundle."""
-    length = xp.sqrt(xp.real(xp.vecdot(x, x, axis=-1)))[..., None]
+    xp = backend.xp
+    length = xp.sqrt(xp.real(backend.vecdot(x, x)))[..., None]
     nonzero = length > 0
     return xp.where(nonzero, x * (norm / xp.where(nonzero, length, 1)), 0)
 

@@ -34,6 +34,8 @@ class FHRR(VSAModel):
     1.0
     """
 
+    _draws_exact = False  # cos and sin of the phases round differently by framework
+
     name = "FHRR"
     is_self_inverse = False
     is_commutative = True

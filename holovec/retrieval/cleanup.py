@@ -147,9 +147,9 @@ def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, c
             basis = model.unpack(basis) if unpacked else basis
             if kind == "complex":
                 weights_c = backend.complex(weights, xp.zeros_like(weights))
-                part = weights_c @ xp.astype(basis, weights_c.dtype)
+                part = backend.matmul(weights_c, xp.astype(basis, weights_c.dtype))
             else:
-                part = weights @ xp.astype(basis, real)
+                part = backend.matmul(weights, xp.astype(basis, real))
             if top is None:
                 total, mixed = xp.sum(weights, axis=-1), part
             else:
