@@ -85,7 +85,7 @@ def force_path(monkeypatch, model, path: str) -> list[int]:
     """Make ``model``'s backend take ``path`` for every draw; the sizes it was asked for."""
     asked: list[int] = []
 
-    def draw_path(n_elements: int) -> str:
+    def draw_path(n_elements: int, exact: bool = True) -> str:
         asked.append(n_elements)
         return path
 
