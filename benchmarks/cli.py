@@ -94,9 +94,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--device",
         type=_device,
         default=None,
-        help="instead of the sections, issue 21's device table (benchmarks/device_table.py): torch "
+        help="instead of the sections, the device table (benchmarks/device_table.py): torch "
         "and JAX on this device, cpu, cuda or cuda:N, against hand-written code, torchhd and the "
-        "issue's H200 figures (default: the sections, on each framework's default device)",
+        "H200 figures before it (default: the sections, on each framework's default device)",
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument(

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-#: items per product of the chunked torch int8 search (as measured in issue 21)
+#: items per product of the chunked torch int8 search (as the first GPU measurement used)
 TORCH_CHUNK = 16_384
 #: torch._int_mm needs more than 16 rows on the left and multiples of 8 elsewhere
 INT_MM_MIN_ROWS = 24

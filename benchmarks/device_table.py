@@ -1,9 +1,9 @@
-"""The device table of issue 21: ``python -m benchmarks --device cuda`` (or ``cpu``).
+"""The device table: ``python -m benchmarks --device cuda`` (or ``cpu``).
 
-The rows of the table in issue 21's "Why" section, for torch and JAX on one device, each
+The rows of the GPU table that first measured holovec on a GPU, for torch and JAX on one device, each
 next to a hand-written vectorised version on the same device, torchhd where it imports
-(torch only), and the figures the issue measured on an NVIDIA H200 before this benchmark
-existed ("issue-21 H200 figures"), so that a reader sees before and after:
+(torch only), and the figures measured on an NVIDIA H200 before this benchmark
+existed ("H200 figures before"), so that a reader sees before and after:
 
 - operations (FHRR): a seeded draw of 1 vector and of 1,000, a bundle of 100, the FPE of
   1,000 scalars, the similarity of 1,000 pairs and the 1,000 x 10,000 similarity matrix;
@@ -85,9 +85,10 @@ QUICK = DeviceSizes(
     product_side=256,
 )
 
-#: issue 21's figures, measured on one NVIDIA H200 (torch 2.11+cu130, JAX 0.11.2, D=10,000,
-#: the default sizes): (framework, row key) -> (holovec, hand-written)
-ISSUE_21_H200 = {
+#: the figures measured on one NVIDIA H200 before this benchmark (November 2026; torch
+#: 2.11+cu130, JAX 0.11.2, D=10,000, the default sizes): (framework, row key) -> (holovec,
+#: hand-written)
+H200_BEFORE = {
     ("torch", "random-1"): ("16.5-28 ms", "0.03 ms"),
     ("torch", "random-n"): ("19.6 ms", "0.093 ms"),
     ("torch", "bundle"): ("0.062-0.069 ms", "0.029-0.035 ms"),
@@ -109,8 +110,8 @@ ISSUE_21_H200 = {
     ("jax", "ridgehd"): ("11.7 s first (210 compilations), 0.44 s second", "torch 0.13 s"),
     ("jax", "resonator"): ("5.0 s first (90 compilations), 1.04 s second", "torch 0.24 s"),
 }
-#: torchhd 5.8.4 on the same H200, as issue 21 quotes it (shown in the legend)
-ISSUE_21_TORCHHD = (
+#: torchhd 5.8.4 on the same H200, as measured then (shown in the legend)
+H200_TORCHHD = (
     "random(1) 0.033 ms, random(1000) 0.106 ms, bundle 0.021 ms, FPE 0.106 ms, similarity "
     "1.97 / 17.1 ms, search MAP 40.6 ms, FHRR 151.6 ms"
 )
@@ -126,7 +127,7 @@ class DeviceRow(Row):
     compiles: dict[str, int] = field(default_factory=dict)  #: JAX programs compiled, by side
     bound_s: float | None = None  #: the device's bound for the row's work (searches)
     bound_name: str = ""  #: what the bound is: "int8" or "float32"
-    reference: tuple[str, str] = ("-", "-")  #: issue 21's H200 figures (holovec, hand-written)
+    reference: tuple[str, str] = ("-", "-")  #: the H200 figures before (holovec, hand-written)
 
     def median(self, side: str) -> float | None:
         timing = self.times.get(side)
@@ -233,7 +234,7 @@ def _failure_noted(row: DeviceRow, what: str) -> Iterator[None]:
 
 
 def _row(run: _Run, section: str, key: str, label: str, model: str = "FHRR") -> DeviceRow:
-    reference = ISSUE_21_H200.get((run.framework, key), ("-", "-"))
+    reference = H200_BEFORE.get((run.framework, key), ("-", "-"))
     return DeviceRow(f"device-{section}", run.framework, model, key, label, reference=reference)
 
 
@@ -624,8 +625,8 @@ HOLOVEC = Column("holovec", _median("holovec"))
 HAND_WRITTEN = Column("hand-written", _median("baseline"))
 RATIO = Column("holovec/hand-written", _ratio("holovec", "baseline"))
 TORCHHD = Column("torchhd", _median("torchhd"))
-ISSUE_HOLOVEC = Column("issue-21 H200: holovec", lambda row: row.reference[0], text=True)  # type: ignore[attr-defined]
-ISSUE_HAND = Column("issue-21 H200: hand-written", lambda row: row.reference[1], text=True)  # type: ignore[attr-defined]
+ISSUE_HOLOVEC = Column("H200 before: holovec", lambda row: row.reference[0], text=True)  # type: ignore[attr-defined]
+ISSUE_HAND = Column("H200 before: hand-written", lambda row: row.reference[1], text=True)  # type: ignore[attr-defined]
 
 SEARCH_COLUMNS = (
     OPERATION,
@@ -683,7 +684,7 @@ def render(report: DeviceReport, header: Sequence[str] = (), markdown: bool = Fa
     n_q, n = s.search
     names = "; ".join(f"{fw}: {name}" for fw, name in report.names.items())
     lines = [
-        f"holovec on a device (issue 21): {report.device}, D={s.dim:,}; medians of up to {report.repeat} "
+        f"holovec on a device: {report.device}, D={s.dim:,}; medians of up to {report.repeat} "
         "synchronised calls after one warm-up call (seeded draws: a fresh seed each call)",
         "",
         f"device:   {names}",
@@ -724,8 +725,8 @@ def legend(sizes: DeviceSizes) -> list[str]:
         "here; FHRR: its float32 operations (2 x queries x items x 2D) at the float32 rate; % of bound: "
         "bound / time (above 100%: faster than that product, e.g. a CPU's popcount)",
         "compiled: programs JAX compiled during the first call, and during all the later calls",
-        "issue-21 H200 figures: holovec before this benchmark, on one NVIDIA H200 (torch 2.11+cu130, JAX "
-        f"0.11.2, D=10,000, the default sizes){sizes_note}; torchhd 5.8.4 there: {ISSUE_21_TORCHHD}",
+        "H200 figures before: holovec before this benchmark, on one NVIDIA H200 (torch 2.11+cu130, JAX "
+        f"0.11.2, D=10,000, the default sizes){sizes_note}; torchhd 5.8.4 there: {H200_TORCHHD}",
     ]
 
 
@@ -736,7 +737,7 @@ def to_json(report: DeviceReport, data: dict[str, Any]) -> None:
         item["compiles"] = dict(row.compiles)
         item["bound_s"] = row.bound_s
         item["bound"] = row.bound_name
-        item["issue_21_h200"] = {"holovec": row.reference[0], "hand_written": row.reference[1]}
+        item["h200_before"] = {"holovec": row.reference[0], "hand_written": row.reference[1]}
     data["device"] = {
         "device": report.device,
         "names": dict(report.names),

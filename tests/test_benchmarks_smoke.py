@@ -386,7 +386,7 @@ def test_bad_option_fails_fast_without_a_framework(tmp_path):
     assert proc.stderr.splitlines()[-1].endswith("is a folder; expected a file name in it")
 
 
-# -- the device table of issue 21: python -m benchmarks --device cpu|cuda ---------------------
+# -- the device table: python -m benchmarks --device cpu|cuda ---------------------
 
 DEVICE_ROWS = {
     "device-ops": ["random-1", "random-n", "bundle", "fpe", "similarity-pairs", "similarity-matrix"],
@@ -397,8 +397,8 @@ DEVICE_ROWS = {
 
 @pytest.mark.parametrize("framework", ["torch", "jax"])
 def test_device_table_quick_run_prints_every_row(framework, tmp_path):
-    """``--device cpu --quick`` times every row of issue 21's table on each framework: holovec,
-    the hand-written versions (which agree with it), the device's rates, the issue's figures."""
+    """``--device cpu --quick`` times every row of the device table on each framework: holovec,
+    the hand-written versions (which agree with it), the device's rates, the H200 figures."""
     pytest.importorskip(framework)
     pytest.importorskip("sklearn")
     path, out = tmp_path / "device.json", io.StringIO()
@@ -408,7 +408,7 @@ def test_device_table_quick_run_prints_every_row(framework, tmp_path):
     text = out.getvalue()
     for title in ("operations (FHRR)", "exact top-10 of 10 queries x 1,000 items", "fits and factorization"):
         assert f"{framework}: {title}" in text
-    assert "issue-21 H200: holovec" in text and f"device, measured with {framework}: copy" in text
+    assert "H200 before: holovec" in text and f"device, measured with {framework}: copy" in text
     data = json.loads(path.read_text())
     rows = data["rows"]
     assert [(r["section"], r["key"]) for r in rows] == [
@@ -430,7 +430,7 @@ def test_device_table_quick_run_prints_every_row(framework, tmp_path):
     fits = [r for r in rows if r["section"] == "device-fits"]
     if framework == "jax":  # the programs each first call compiled, and the later calls
         assert all(set(r["compiles"]) == {"first", "holovec"} for r in fits)
-    issue = {r["key"]: r["issue_21_h200"]["holovec"] for r in rows}
+    issue = {r["key"]: r["h200_before"]["holovec"] for r in rows}
     assert issue["search-MAP"] == ("128 ms" if framework == "torch" else "204 ms")
     assert set(data["device"]["rates"][framework]) == {"copy", "int8", "float32"}
     assert all(rate > 0 for rate in data["device"]["rates"][framework].values())
