@@ -224,6 +224,7 @@ def torch_defaults():
 
     def reset() -> None:
         if NEW_API:
+            torch.set_float32_matmul_precision("highest")
             for backend, op in _ALL_SETTINGS:
                 torch._C._set_fp32_precision_setter(backend, op, "none")
         else:
@@ -431,3 +432,18 @@ def test_torch_compile_traces_products_without_graph_breaks(torch_defaults) -> N
     backend = model.backend
     explained = torch._dynamo.explain(lambda x, y: backend.matmul(x, y) + backend.vecdot(x, y))(a, b)
     assert explained.graph_break_count == 0, explained.break_reasons
+
+
+@needs_torch
+def test_torch_legacy_and_per_backend_settings_stay_consistent(torch_defaults) -> None:
+    """A precision lowered with ``set_float32_matmul_precision`` is raised the same way for
+    holovec's products: inside them torch can still report ``allow_tf32`` (it refuses
+    where its two kinds of settings disagree), and the user's setting comes back after."""
+    from holovec.backends._torch_precision import FULL_FLOAT32_PRODUCTS
+
+    torch.set_float32_matmul_precision("high")
+    with FULL_FLOAT32_PRODUCTS:
+        assert torch.backends.cuda.matmul.allow_tf32 is False
+        assert torch.get_float32_matmul_precision() == "highest"
+    assert torch.get_float32_matmul_precision() == "high"
+    assert torch.backends.cuda.matmul.allow_tf32 is True

@@ -51,6 +51,22 @@ def reduced_settings() -> list[tuple[str, str]]:
     return [(name, value) for name, value in settings if value not in _FULL_VALUES]
 
 
+#: the per-backend settings that ``set_float32_matmul_precision(value)`` makes
+_LEGACY_FIELDS = {"highest": ("ieee", "ieee"), "high": ("tf32", "tf32"), "medium": ("tf32", "bf16")}
+
+
+def _legacy_value() -> str | None:
+    """The value of ``set_float32_matmul_precision`` where it made the per-backend settings
+    in force now; ``None`` where they were made otherwise (or torch refuses to answer:
+    settings made with both APIs)."""
+    try:
+        value = torch.get_float32_matmul_precision()
+    except RuntimeError:
+        return None
+    fields = tuple(_read(name) for name in _MATMUL_SETTINGS)
+    return value if _LEGACY_FIELDS.get(value) == fields else None
+
+
 def _set(name: str, value: str) -> None:
     if name == _LEGACY:
         torch.set_float32_matmul_precision(value)
@@ -81,6 +97,8 @@ class FullFloat32Products:
         self._lock = threading.Lock()
         self._open = 0
         self._saved: list[tuple[str, str]] = []
+        self._legacy: str | None = None
+        self._fields: list[tuple[str, str]] = []
 
     def needed(self) -> bool:
         """Whether a product must open the scope: a setting is below full precision, or
@@ -96,7 +114,14 @@ class FullFloat32Products:
         with self._lock:
             if self._open == 0:
                 self._saved = reduced_settings()
-                for name, _ in self._saved:
+                # a precision set with set_float32_matmul_precision is raised the same way,
+                # so that torch's legacy and per-backend settings stay consistent (torch
+                # refuses to read allow_tf32 where they disagree)
+                self._legacy = _legacy_value() if _PER_BACKEND else None
+                self._fields = [(name, _read(name)) for name in _MATMUL_SETTINGS] if _PER_BACKEND else []
+                if self._legacy not in (None, "highest"):
+                    torch.set_float32_matmul_precision("highest")
+                for name, _ in reduced_settings():  # those set with the per-backend API
                     _set(name, "highest" if name == _LEGACY else "ieee")
             self._open += 1
 
@@ -104,9 +129,16 @@ class FullFloat32Products:
         with self._lock:
             self._open -= 1
             if self._open == 0:
-                for name, value in self._saved:
-                    _restore(name, value)
-                self._saved = []
+                if self._legacy not in (None, "highest"):
+                    torch.set_float32_matmul_precision(self._legacy)
+                    # which sets every per-backend setting by it: those the user set apart
+                    for name, value in self._fields:
+                        if _read(name) != value:
+                            _restore(name, value)
+                else:
+                    for name, value in self._saved:
+                        _restore(name, value)
+                self._saved, self._legacy, self._fields = [], None, []
 
 
 #: the scope of holovec's products (one for the process: the settings are global)
