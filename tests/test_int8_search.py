@@ -55,6 +55,22 @@ def test_equals_the_host_kernel(monkeypatch, framework, n_bits, n_q, n, k, chunk
     np.testing.assert_array_equal(np.asarray(i), expected[1])
 
 
+def test_chunks_bound_the_memory_of_many_queries(monkeypatch):
+    """Many queries make chunks of fewer items (the scores of one chunk stay within
+    CHUNK_BYTES), and the result is unchanged."""
+    assert _int8_search.chunk_rows(10_240, 10**6, 20_000) * 20_000 * 32 <= _int8_search.CHUNK_BYTES
+    assert _int8_search.chunk_rows(10_240, 10**6, 20_000) % 8 == 0
+    monkeypatch.setattr(_int8_search, "CHUNK_BYTES", 32 * 40 * 16)  # 40 queries: 16 items a chunk
+    rng = np.random.default_rng(9)
+    queries, items = _packed_bits(rng, 40, 300), _packed_bits(rng, 100, 300)
+    assert _int8_search.chunk_rows(8 * queries.shape[1], 100, 40) == 16
+    expected = _packed.hamming_top_k(queries, items, 5)
+    torch = pytest.importorskip("torch")
+    d, i = _int8_search.torch_hamming_top_k(torch.from_numpy(queries), torch.from_numpy(items), 5)
+    np.testing.assert_array_equal(d.numpy(), expected[0])
+    np.testing.assert_array_equal(i.numpy(), expected[1])
+
+
 def test_chunks_leave_room_for_the_keys():
     assert _int8_search.chunk_rows(10_240, 10**6) == _int8_search.CHUNK_ROWS
     assert _int8_search.chunk_rows(10_240, 100) == 100

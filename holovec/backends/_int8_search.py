@@ -41,11 +41,24 @@ def key_shift(n_bits: int, chunk: int) -> int:
     return shift
 
 
-def chunk_rows(n_bits: int, n_items: int) -> int:
+#: temporary bytes per query and item of a chunk (int32 products and distances, int64
+#: keys, and the sort's own)
+BYTES_PER_SCORE = 32
+
+#: the temporary memory of one chunk's scores, which bounds the items per chunk for many
+#: queries (20,000 queries: 1,024 items a chunk, not 16,384 and 10 GB)
+CHUNK_BYTES = 2**30
+
+
+def chunk_rows(n_bits: int, n_items: int, n_queries: int = 1) -> int:
     """Items per chunk for ``n_bits``-bit vectors: :data:`CHUNK_ROWS`, fewer where the keys
-    of an int32 need it (over ~130,000 bits), and no more than the items."""
+    of an int32 need it (over ~130,000 bits) or the scores of ``n_queries`` queries would
+    pass :data:`CHUNK_BYTES` (a multiple of 8, as the int8 product wants), and no more than
+    the items."""
     room = (2**31 - 1) // (n_bits + 1)
     chunk = min(CHUNK_ROWS, 1 << (room.bit_length() - 1))
+    by_memory = CHUNK_BYTES // (BYTES_PER_SCORE * max(1, n_queries))
+    chunk = min(chunk, max(8, by_memory - by_memory % 8))
     return max(1, min(chunk, n_items))
 
 
@@ -62,7 +75,7 @@ def torch_hamming_top_k(queries: Any, items: Any, k: int) -> tuple[Any, Any]:
     q = _torch_bipolar(queries)
     if n_q <= 16:  # cuBLAS's int8 product wants more than 16 rows: zero rows, dropped after
         q = torch.cat([q, q.new_zeros((24 - n_q, width))])
-    chunk = chunk_rows(width, n)
+    chunk = chunk_rows(width, n, q.shape[0])
     best: Any = None
     for start in range(0, n, chunk):
         rows = items[start : start + chunk]
@@ -97,6 +110,8 @@ def _torch_int8_product(q: Any, b: Any) -> Any:
 
     try:
         return torch._int_mm(q, b.T)
+    except torch.OutOfMemoryError:  # a RuntimeError, but not one a float product would fix
+        raise
     except (AttributeError, RuntimeError, NotImplementedError):
         return (q.float() @ b.float().T).to(torch.int32)
 
@@ -110,7 +125,7 @@ def jax_hamming_top_k(queries: Any, items: Any, k: int) -> tuple[Any, Any]:
     one before it, its repeated items masked). ``k`` at most :func:`chunk_rows`."""
     n = int(items.shape[0])
     width = 8 * int(queries.shape[1])
-    chunk = chunk_rows(width, n)
+    chunk = chunk_rows(width, n, int(queries.shape[0]))
     if k > chunk:
         raise ValueError(f"k={k} is more than the {chunk} items of a chunk")
     return _jax_program()(queries, items, k=k, chunk=chunk, shift=key_shift(width, chunk))

@@ -387,7 +387,7 @@ class JaxBackend(Backend):
 
             d, i = _packed.hamming_top_k(np.asarray(queries), np.asarray(items), k)
             return self.from_numpy(d), self.from_numpy(i)  # indices int32 unless 64-bit mode
-        if k <= _int8_search.chunk_rows(8 * queries.shape[1], items.shape[0]):
+        if k <= _int8_search.chunk_rows(8 * queries.shape[1], items.shape[0], queries.shape[0]):
             return _int8_search.jax_hamming_top_k(queries, items, k)
         return super()._hamming_top_k(queries, items, n_bits, k)
 

@@ -337,7 +337,9 @@ class TorchBackend(Backend):
     def _on_host(self, *arrays: Any) -> bool:
         """Whether NumPy's kernels may compute on zero-copy views of these tensors: on the
         CPU, outside a trace (torch's own bit kernels are several times slower there)."""
-        return self.device.type == "cpu" and not any(self.is_traced(x) for x in arrays)
+        return self.device.type == "cpu" and not any(
+            self.is_traced(x) or x.device.type != "cpu" for x in arrays
+        )
 
     def map_chunks(self, fn: Callable, chunks: Any) -> list:
         if self.device.type == "cpu":  # chunks of one-core host kernels (bits): on every core

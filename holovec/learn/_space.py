@@ -32,10 +32,10 @@ from ..models.base import CHECKED_ALLOCATION_BYTES
 _UNIT_ELEMENTS = ("bipolar", "binary")
 
 
-def _unit_rows_of(space: Space, model: Any, vectors: Any) -> Any:
-    """``model``'s vectors as unit-length real rows of ``space`` (see :meth:`Space.features`)."""
+def _unit_rows_of(space: Space, h: Any) -> Any:
+    """Lifted model vectors (``model.lift``) as unit-length real rows of ``space`` (see
+    :meth:`Space.features`)."""
     xp = space.xp
-    h = model.lift(vectors)
     if space.complex:
         h = xp.concat([xp.real(h), xp.imag(h)], axis=-1)
     h = xp.astype(h, space.dtype)
@@ -118,8 +118,10 @@ class Space:
 
     def features(self, vectors: Any) -> Any:
         """Model vectors ``(n, vector_length)`` as unit-length real rows ``(n, width)``
-        (one compiled program where the backend compiles: see :meth:`run`)."""
-        return self.run(_unit_rows_of, self.model, vectors)
+        (one compiled program where the backend compiles: see :meth:`run`). The model lifts
+        its vectors outside the program: a program that took the model would be compiled
+        and kept for every seed (models are static arguments, equal by configuration)."""
+        return self.run(_unit_rows_of, self.model.lift(vectors))
 
     def unit_rows(self, P: Any) -> Any:
         xp = self.xp
