@@ -9,6 +9,7 @@ the CPU too. NumPy and Dask tests run on the CPU either way."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import re
 
@@ -53,6 +54,24 @@ def device_for(backend: str) -> str:
 
 
 CORE_MODELS = ["FHRR", "MAP", "BSC"]
+
+
+def model_variants(classes: dict[str, type]) -> list[tuple[str, dict]]:
+    """``(name, options)`` of every model class given (name -> class) with its default
+    options, plus each boolean option flipped."""
+    out = []
+    for name, cls in classes.items():
+        out.append((name, {}))
+        for option in cls.option_names:
+            default = inspect.signature(cls.__init__).parameters.get(option)
+            if default is not None and isinstance(default.default, bool):
+                out.append((name, {option: not default.default}))
+    return out
+
+
+def variant_id(variant: tuple[str, dict]) -> str:
+    name, options = variant
+    return name + "".join(f"-{k}={v}" for k, v in options.items())
 
 
 def backend_param(name: str):

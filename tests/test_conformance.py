@@ -8,11 +8,10 @@ The models, their option variants and the encoders each model supports are gener
 from __future__ import annotations
 
 import contextlib
-import inspect
 
 import pytest
 
-from conftest import backend_param, device_for
+from conftest import backend_param, device_for, model_variants, variant_id
 from holovec import VSA
 from holovec.models import MAP, model_class, register_model, unregister_model
 from holovec.testing import check_reproducible_across_backends, encoder_examples, model_checks
@@ -36,21 +35,10 @@ def registered(cls):
 
 
 def variants() -> list[tuple[str, dict]]:
-    """Every registered model with its default options, plus each boolean option flipped."""
-    out = []
-    for name in [*VSA.available_models(), MAPTwin.name]:
-        out.append((name, {}))
-        cls = MAPTwin if name == MAPTwin.name else model_class(name)
-        for option in cls.option_names:
-            default = inspect.signature(cls.__init__).parameters.get(option)
-            if default is not None and isinstance(default.default, bool):
-                out.append((name, {option: not default.default}))
-    return out
-
-
-def _id(variant: tuple[str, dict]) -> str:
-    name, options = variant
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
+    """Every registered model (and the MAP twin) with its default options, plus each
+    boolean option flipped."""
+    classes = {name: model_class(name) for name in VSA.available_models()}
+    return model_variants({**classes, MAPTwin.name: MAPTwin})
 
 
 def make(name: str, options: dict, backend: str = "numpy"):
@@ -58,7 +46,7 @@ def make(name: str, options: dict, backend: str = "numpy"):
 
 
 @pytest.mark.parametrize("check", model_checks(), ids=lambda c: c.__name__)
-@pytest.mark.parametrize("variant", variants(), ids=_id)
+@pytest.mark.parametrize("variant", variants(), ids=variant_id)
 def test_model_conformance(variant, check):
     name, options = variant
     with registered(MAPTwin):
@@ -66,7 +54,7 @@ def test_model_conformance(variant, check):
 
 
 @pytest.mark.parametrize("other", [backend_param("torch"), backend_param("jax")])
-@pytest.mark.parametrize("variant", variants(), ids=_id)
+@pytest.mark.parametrize("variant", variants(), ids=variant_id)
 def test_reproducible_across_backends(variant, other):
     name, options = variant
     with registered(MAPTwin):

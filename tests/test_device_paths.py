@@ -11,14 +11,13 @@ phasors) run on NumPy views: NumPy's numbers, no torch op.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from functools import partial
 
 import numpy as np
 import pytest
 
-from conftest import TEST_DEVICE, backend_param, device_for
+from conftest import TEST_DEVICE, backend_param, device_for, model_variants, variant_id
 from holovec import VSA
 from holovec.models import model_class
 from holovec.random import Purpose, random_words
@@ -34,20 +33,7 @@ PATHS = {"torch": ["host", "eager"], "jax": ["host", "compiled", "eager"]}
 
 def variants() -> list[tuple[str, dict]]:
     """Every registered model with its default options, plus each boolean option flipped."""
-    out = []
-    for name in VSA.available_models():
-        out.append((name, {}))
-        cls = model_class(name)
-        for option in cls.option_names:
-            default = inspect.signature(cls.__init__).parameters.get(option)
-            if default is not None and isinstance(default.default, bool):
-                out.append((name, {option: not default.default}))
-    return out
-
-
-def _id(variant: tuple[str, dict]) -> str:
-    name, options = variant
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
+    return model_variants({name: model_class(name) for name in VSA.available_models()})
 
 
 def framework_paths() -> list:
@@ -94,7 +80,7 @@ def force_path(monkeypatch, model, path: str) -> list[int]:
 
 
 @pytest.mark.parametrize(("framework", "path"), framework_paths())
-@pytest.mark.parametrize("variant", variants(), ids=_id)
+@pytest.mark.parametrize("variant", variants(), ids=variant_id)
 def test_every_path_gives_numpy_draws(monkeypatch, variant, framework, path):
     name, options = variant
     want = draws(VSA.create(name, dim=DIM, backend="numpy", **options))
@@ -302,7 +288,7 @@ def torch_host_ops(monkeypatch):
     return torch_backend
 
 
-@pytest.mark.parametrize("variant", variants(), ids=_id)
+@pytest.mark.parametrize("variant", variants(), ids=variant_id)
 def test_torch_cpu_bundles_are_numpy_bundles(torch_host_ops, variant):
     name, options = variant
     numpy_model = VSA.create(name, dim=DIM, backend="numpy", seed=5, **options)
