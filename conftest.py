@@ -2,7 +2,8 @@
 
 holovec.learn needs scikit-learn, an optional dependency: where it is missing (tox's
 per-backend environments install only the test extra), the learn package's doctests and
-the page about it are not collected, as the learn tests skip themselves.
+the page about it are not collected, as the learn tests skip themselves. So with the
+backends' modules of a framework that is not installed (their names carry the framework's).
 """
 
 import importlib.util
@@ -13,7 +14,10 @@ if importlib.util.find_spec("sklearn") is None:
 # backend="dask" (the dask extra): its modules import dask, so their doctests need it
 if importlib.util.find_spec("dask") is None:
     collect_ignore_glob += [
-        "holovec/backends/dask_backend.py",
-        "holovec/backends/_dask_*.py",
+        "holovec/backends/*dask*",  # dask_backend.py, _dask_*.py, kernels/dask_*.py
         "docs/user-guide/scaling-out.rst",
     ]
+# backend="torch" / "jax" (their extras): the modules that import the framework
+for _framework in ("torch", "jax"):
+    if importlib.util.find_spec(_framework) is None:
+        collect_ignore_glob += [f"holovec/backends/*{_framework}*"]

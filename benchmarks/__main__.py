@@ -1,5 +1,6 @@
-"""``python -m benchmarks [--backend numpy|torch|jax|all] [--models FHRR,MAP,BSC] ...``"""
+"""``python -m benchmarks [--sections ...] [--backend numpy|torch|jax|all] ...``"""
 
-from .cli import main
+if __name__ == "__main__":
+    from .cli import main
 
-raise SystemExit(main())
+    raise SystemExit(main())

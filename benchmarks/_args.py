@@ -53,9 +53,6 @@ def comma_separated(item: Callable[[str], T]) -> Callable[[str], list[T]]:
     return parse
 
 
-positive_ints = comma_separated(positive_int)
-
-
 def output_file(text: str) -> Path:
     """A file that can be written now: its folder exists and it is not a folder itself.
 

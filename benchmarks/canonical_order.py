@@ -1,29 +1,26 @@
-"""What the canonical order of a search costs (issue 19: one answer on every machine).
+"""The canonical-order section: what the canonical order of a search costs (issue 19: one
+answer on every machine).
 
-For each case (model, dim, items, queries, k), the minimum time of
+For each case (model, dim, items, queries, k), NumPy:
 
-- ``search``: holovec's search of an indexed codebook (``ItemStore.search``): the fast
-  product's candidates, then their canonical scores (fixed-order float64 sums) and order;
+- holovec: ``search``, holovec's search of an indexed codebook (``ItemStore.search``): the
+  fast product's candidates, then their canonical scores (fixed-order float64 sums) and order;
 - ``fast only``: the same search without the canonical step (its order of near-equal
   scores may depend on the machine, the chunk size and the thread count);
-- ``hand-written``: one NumPy product of the queries with the items' real view, a
-  division by the norms, and ``argpartition`` plus ``argsort`` of the top k.
-
-Never asserted in tests. Run::
-
-    python -m benchmarks.canonical_order [--quick] [--repeats 3]
+- hand-written: one NumPy product of the queries with the items' real view, a division by
+  the norms, and ``argpartition`` plus ``argsort`` of the top k.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
-from collections.abc import Callable
 from functools import partial
 
 import numpy as np
 
-from ._args import positive_int
+from .columns import BASELINE, HOLOVEC, LABEL, MODEL, RATIO, ratio_column, time_column
+from .rows import Row
+from .sizes import Settings
+from .tables import Section
 
 #: (model, dim, items, queries, k)
 CASES = [
@@ -35,16 +32,6 @@ CASES = [
 QUICK = [("FHRR", 256, 500, 10, 5), ("HRR", 256, 500, 10, 5)]
 
 
-def best_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def hand_written(queries: np.ndarray, items: np.ndarray, k: int) -> np.ndarray:
     real = (lambda x: x.view(np.float32)) if np.iscomplexobj(items) else (lambda x: x)
     q, b = real(queries), real(items)
@@ -53,30 +40,48 @@ def hand_written(queries: np.ndarray, items: np.ndarray, k: int) -> np.ndarray:
     return np.take_along_axis(top, np.argsort(-np.take_along_axis(scores, top, 1), axis=1), 1)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.canonical_order", description=__doc__.split("\n\n")[0]
-    )
-    parser.add_argument("--quick", action="store_true", help="tiny cases (a smoke run)")
-    parser.add_argument("--repeats", type=positive_int, default=3, help="timed calls per cell (best)")
-    args = parser.parse_args(argv)
-
+def run(settings: Settings, backends: list[str]) -> list[Row]:
     from holovec import VSA
-    from holovec.retrieval.store import SearchIndex, _search_index
+    from holovec.retrieval._index import SearchIndex, search_indexed
 
-    print(f"{'case':<44} {'search':>10} {'fast only':>10} {'hand-written':>13} {'search/fast':>12}")
-    for name, dim, n, n_q, k in QUICK if args.quick else CASES:
+    rows = []
+    for name, dim, n, n_q, k in QUICK if settings.quick else CASES:
+        if not settings.picked([name]):
+            continue
+        settings.say(f"[numpy] canonical-order: {name} D={dim} {n_q} x {n}")
         model = VSA.create(name, dim=dim)
         items, queries = model.random(n, seed=1), model.random(n_q, seed=2)
-        index = SearchIndex(model, items)
-        search = partial(_search_index, model, queries, index, k, None)
-        full = best_time(search, args.repeats)
-        fast = best_time(partial(search, canonical=False), args.repeats)
-        bare = best_time(partial(hand_written, queries, items, k), args.repeats)
-        case = f"{name} D={dim:,} items={n:,} queries={n_q:,} k={k}"
-        times = f"{full * 1e3:>8.1f}ms {fast * 1e3:>8.1f}ms {bare * 1e3:>11.1f}ms"
-        print(f"{case:<44} {times} {full / fast:>11.2f}x")
+        search = partial(search_indexed, model, queries, SearchIndex(model, items), k, None)
+        label = f"D={dim:,}, {n:,} items, {n_q:,} queries, k={k}"
+        row = Row("canonical-order", "numpy", name, f"{dim}-{n}-{n_q}-{k}", label)
+        row.times["holovec"] = settings.measure(search)
+        row.times["fast"] = settings.measure(partial(search, canonical=False))
+        row.times["baseline"] = settings.measure(partial(hand_written, queries, items, k))
+        rows.append(row)
+    return rows
 
 
-if __name__ == "__main__":
-    main()
+SECTION = Section(
+    "canonical-order",
+    (
+        MODEL,
+        LABEL.named("case"),
+        HOLOVEC.named("search"),
+        time_column("fast", "fast only"),
+        BASELINE.named("hand-written"),
+        ratio_column("holovec", "fast", "search/fast"),
+        RATIO.named("search/hand-written"),
+    ),
+    title="canonical order of a search, backend: {backend}",
+    intro=(
+        "canonical-order: ItemStore.search with the canonical scores of its candidates (search) and "
+        "without (fast only), next to a NumPy product, argpartition and argsort",
+    ),
+    run=run,
+    supports=("numpy",),
+)
+
+if __name__ == "__main__":  # python -m benchmarks.canonical_order [--quick]: the old spelling
+    from .cli import section_main
+
+    raise SystemExit(section_main(SECTION.name))

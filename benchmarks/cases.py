@@ -23,8 +23,8 @@ import numpy as np
 from holovec import VSA
 
 from .implementations import HolovecOps, make_baseline, make_torchhd
-from .rows import SIDES, Extra, Row
-from .sizes import Sizes
+from .rows import SIDES, Extra, Row, disagreement, to_numpy
+from .sizes import Settings, Sizes
 from .timing import measure
 
 #: the seed of every draw a row times (each side uses its own generator)
@@ -140,14 +140,6 @@ def find_entry(name: str) -> ModelEntry | None:
     return next((e for e in available_entries() if entry_key(e.key) == entry_key(name)), None)
 
 
-@dataclass(frozen=True)
-class Settings:
-    sizes: Sizes
-    repeat: int = 5  #: at most this many timed samples per cell
-    budget_s: float = 1.0  #: stop sampling a cell after this long (once 2 samples are in)
-    torchhd: bool = True  #: time torchhd too, where it imports
-
-
 def make_inputs(model: Any, sizes: Sizes, names: tuple[str, ...], inputs: dict[str, Any]) -> None:
     """Add the named input vectors that ``inputs`` lacks, made by holovec."""
     rows = {"A": sizes.pairs, "B": sizes.pairs, "V": sizes.bundle, "Q": sizes.queries, "items": sizes.items}
@@ -155,6 +147,16 @@ def make_inputs(model: Any, sizes: Sizes, names: tuple[str, ...], inputs: dict[s
         if name not in inputs:
             n = rows.get(name)  # None: one vector
             inputs[name] = model.random(n, seed=INPUT_SEEDS[name])
+
+
+def run_ops(settings: Settings, backends: list[str]) -> list[Row]:
+    """Every ops row for every backend and model (``--models``, else every entry)."""
+    results: list[Row] = []
+    torchhd_cache: dict = {}  # torchhd runs on torch's CPU whatever the backend: time it once
+    for backend in backends:
+        for model in settings.models or available_entries():
+            results += run_model(backend, model, settings, torchhd_cache, settings.progress)
+    return results
 
 
 def run_model(
@@ -228,7 +230,7 @@ def _storage(
     """Bytes per vector (and dtype) of the items holovec and the baseline search."""
 
     def per_vector(x: Any) -> tuple[int, str]:
-        array = _to_numpy(x[:1])
+        array = to_numpy(x[:1])
         return array.nbytes, array.dtype.name
 
     storage = {"holovec": per_vector(items)}
@@ -239,19 +241,11 @@ def _storage(
     return storage
 
 
-def _to_numpy(x: Any) -> np.ndarray:
-    if hasattr(x, "detach"):  # a torch tensor (or a torchhd subclass of one)
-        import torch
-
-        return x.detach().as_subclass(torch.Tensor).cpu().numpy()
-    return np.asarray(x)
-
-
 def _summary(result: Any, compare: str, packed: bool = False) -> Any:
     """What the comparison needs of one side's result: its dtype and shape for random
     draws (each side has its own generator), else the values; packed bundles as bits
     (a tie broken otherwise changes one bit, not a whole byte)."""
-    array = _to_numpy(result)
+    array = to_numpy(result)
     if compare == "meta":
         return (array.dtype.name, array.shape)
     if packed and compare == "mostly":
@@ -270,14 +264,10 @@ def _disagreements(outputs: dict[str, Any], compare: str) -> list[str]:
             if out != reference:
                 notes.append(f"{side} makes {out[0]} {out[1]}, holovec {reference[0]} {reference[1]}")
             continue
-        if out.shape != reference.shape:
-            notes.append(f"{side} gives shape {out.shape}, holovec {reference.shape}")
-            continue
-        same = np.isclose(out, reference, rtol=1e-4, atol=1e-4)
         # bundles of an even count differ where ties are broken (holovec: a seeded vector)
-        needed = 0.9 if compare == "mostly" else 1.0
-        if same.mean() < needed:
-            notes.append(f"{side} agrees with holovec on {same.mean():.1%} of the values only")
+        differs = disagreement(reference, out, needed=0.9 if compare == "mostly" else 1.0)
+        if differs:
+            notes.append(f"{side} {differs}")
         elif compare == "close" and out.dtype != reference.dtype and out.size > 1:
             notes.append(f"{side} gives {out.dtype}, holovec {reference.dtype}")
     return notes

@@ -16,7 +16,7 @@ from holovec import available_backends
 
 from . import results as results_json
 from ._args import comma_separated, non_negative_float, output_file, positive_int, require
-from .cases import ModelEntry, Settings, available_entries, find_entry, run_model
+from .cases import ModelEntry, available_entries, find_entry
 from .device_table import DEFAULT as DEVICE_DEFAULT
 from .device_table import FRAMEWORKS as DEVICE_FRAMEWORKS
 from .device_table import QUICK as DEVICE_QUICK
@@ -24,19 +24,17 @@ from .device_table import render as render_device_table
 from .device_table import run_table as run_device_table
 from .device_table import to_json as device_json
 from .encoders import check_dim as check_encoder_dim
-from .encoders import run_encoders
-from .learn import add_to_json as add_learn_json
-from .learn import run_learn
 from .machine import CpuMeter, describe, gpu_found, header_lines
-from .retrieval import run_retrieval
 from .rows import Row
 from .sections import DEFAULT_SECTIONS
 from .sections import SECTIONS as SECTION_TABLES
-from .sizes import DEFAULT, QUICK
+from .sizes import DEFAULT, QUICK, Settings
 from .tables import render_report
 from .torchhd_ops import torchhd_status
 
-BACKENDS = ("numpy", "torch", "jax")
+BACKENDS = ("numpy", "torch", "jax", "dask")
+#: what --backend all names (the dask-scaling section runs on dask without being asked)
+ALL_BACKENDS = ("numpy", "torch", "jax")
 SECTIONS = tuple(SECTION_TABLES)
 
 
@@ -52,8 +50,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="BACKEND",
         type=_backend_names,
         default=None,
-        help="the backend to time, or several comma-separated (numpy,torch); 'all': every installed "
-        "one (default: numpy; with --device: torch,jax, those installed)",
+        help="the backend to time, or several comma-separated (numpy,torch); 'all': numpy, torch and "
+        "jax, those installed (default: each section's own, numpy for ops, encoders, retrieval and learn; "
+        "with --device: torch,jax, those installed)",
     )
     parser.add_argument(
         "--models",
@@ -88,7 +87,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         help="comma-separated sections to run: ops (the operations table), encoders "
         "(benchmarks/encoders.py), retrieval (benchmarks/retrieval.py), learn (holovec.learn on "
-        "scikit-learn's data sets, benchmarks/learn.py: minutes) (default: ops,encoders,retrieval)",
+        "scikit-learn's data sets, benchmarks/learn.py: minutes), and one study each of "
+        "canonical-order, search-engines, jax-eager, compiled, jax-sharded, dask-scaling "
+        "(benchmarks/<name>.py) (default: ops,encoders,retrieval)",
     )
     parser.add_argument(
         "--device",
@@ -111,18 +112,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.device is not None:
         _check_device_run(parser, args)
         return args
-    args.backends = args.backends or ["numpy"]
     args.sections = args.sections or list(DEFAULT_SECTIONS)
-    args.models_given = args.models is not None
-    if args.models is None:
-        args.models = available_entries()
     _check_dim(parser, args)
-    if "learn" in args.sections:
-        require(parser, "sklearn", "--sections learn")
+    for name in args.sections:
+        for package in SECTION_TABLES[name].needs:
+            require(parser, package, f"--sections {name}")
     return args
 
 
 def _section(name: str) -> str:
+    name = name.replace("_", "-")
     if name not in SECTIONS:
         raise argparse.ArgumentTypeError(f"unknown section {name!r}; available: {', '.join(SECTIONS)}")
     return name
@@ -139,7 +138,7 @@ def _model_entry(name: str) -> ModelEntry:
 def _backend_names(text: str) -> list[str]:
     installed = available_backends()
     if text.strip() == "all":
-        return [b for b in BACKENDS if b in installed]
+        return [b for b in ALL_BACKENDS if b in installed]
     names = comma_separated(str)(text)
     for name in names:
         if name not in BACKENDS:
@@ -197,7 +196,7 @@ def _check_dim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     if args.dim is None:
         return
     if "ops" in args.sections:
-        for entry in args.models:
+        for entry in args.models or available_entries():
             try:
                 entry.create(args.dim, "numpy")
             except (ValueError, TypeError) as error:
@@ -209,19 +208,27 @@ def _check_dim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
             parser.error(f"argument --dim: {error} (in the encoders section)")
 
 
-def run(
-    backends: Sequence[str],
-    models: Sequence[ModelEntry | str],
-    settings: Settings,
-    progress: TextIO | None = None,
-) -> list[Row]:
-    """Every ops row for every backend and model (entries, or model names)."""
-    results: list[Row] = []
-    torchhd_cache: dict = {}  # torchhd runs on torch's CPU whatever the backend: time it once
-    for backend in backends:
-        for model in models:
-            results += run_model(backend, model, settings, torchhd_cache, progress)
-    return results
+def section_backends(section: Any, asked: Sequence[str] | None) -> list[str]:
+    """The backends ``section`` runs on: those of ``--backend`` it supports, else its own
+    (those installed)."""
+    if asked is None:
+        return [b for b in section.backends if b in available_backends()]
+    return [b for b in asked if b in section.supports]
+
+
+def run(settings: Settings, sections: Sequence[str]) -> tuple[list[Row], list[str]]:
+    """Every row of every section asked for, and a line for each section that had no
+    backend to run on."""
+    rows: list[Row] = []
+    skipped = []
+    for name in sections:
+        section = SECTION_TABLES[name]
+        backends = section_backends(section, settings.backends)
+        if backends:
+            rows += section.run(settings, backends)
+        else:
+            skipped.append(f"{name}: not run, it runs on {', '.join(section.supports)} only")
+    return rows, skipped
 
 
 def settings_line(settings: Settings, backends: Sequence[str]) -> str:
@@ -231,7 +238,10 @@ def settings_line(settings: Settings, backends: Sequence[str]) -> str:
     )
 
 
-def settings_json(settings: Settings) -> dict[str, Any]:
+def settings_json(settings: Settings, device: bool = False) -> dict[str, Any]:
+    if device:
+        statistic = "median over samples, seconds per call (min also given)"
+        return {"repeat": settings.repeat, "budget_s": settings.budget_s, "statistic": statistic}
     return {
         "sizes": asdict(settings.sizes),
         "repeat": settings.repeat,
@@ -243,102 +253,66 @@ def settings_json(settings: Settings) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parse_args(argv)
     out = sys.stdout if out is None else out
-    progress = None if args.quiet else sys.stderr
-    if args.device is not None:
-        return _main_device(args, out, progress)
-    sizes = (QUICK if args.quick else DEFAULT).with_dim(args.dim)
     torchhd_version, torchhd_note = (None, "left out (--no-torchhd)") if args.no_torchhd else torchhd_status()
     settings = Settings(
-        sizes=sizes,
+        sizes=(QUICK if args.quick else DEFAULT).with_dim(args.dim),
         repeat=args.repeat if args.repeat is not None else (2 if args.quick else 5),
         budget_s=args.budget if args.budget is not None else (0.1 if args.quick else 1.0),
         torchhd=torchhd_version is not None,
+        quick=args.quick,
+        dim_given=args.dim is not None,
+        backends=args.backends,
+        models=args.models,
+        progress=None if args.quiet else sys.stderr,
     )
     meter = CpuMeter()
     started = time.perf_counter()
-    rows: list[Row] = []
-    if "ops" in args.sections:
-        rows += run(args.backends, args.models, settings, progress)
-    if "encoders" in args.sections:
-        rows += run_encoders(
+    if args.device is not None:  # the device table (benchmarks/device_table.py) instead of the sections
+        report = run_device_table(
             args.backends,
-            dim=sizes.dim,
-            quick=args.quick,
+            args.device,
+            sizes=(DEVICE_QUICK if args.quick else DEVICE_DEFAULT).with_dim(args.dim),
             repeat=settings.repeat,
             budget_s=settings.budget_s,
-            progress=progress,
+            torchhd=settings.torchhd,
+            progress=settings.progress,
         )
-    if "retrieval" in args.sections:
-        rows += run_retrieval(
-            args.backends,
-            dim=sizes.dim,
-            quick=args.quick,
-            repeat=settings.repeat,
-            budget_s=settings.budget_s,
-            models=args.models if args.models_given else None,
-            progress=progress,
-        )
-    if "learn" in args.sections:
-        rows += run_learn(
-            args.backends,
-            dim=sizes.dim,
-            quick=args.quick,
-            torchhd=torchhd_version is not None,
-            progress=progress,
-        )
+        report.notes += args.device_notes + ([f"torchhd: {torchhd_note}"] if torchhd_note else [])
+        rows, skipped = list(report.rows), []
+    else:
+        rows, skipped = run(settings, args.sections)
     elapsed = time.perf_counter() - started
     machine = describe(torchhd_version, meter)
-    text = render_report(
-        rows,
-        [SECTION_TABLES[name] for name in SECTIONS],
-        title=settings_line(settings, args.backends),
-        header=header_lines(machine),
-        legends={name: [f"torchhd: {torchhd_note}"] if torchhd_note else [] for name in ("ops", "learn")},
-        markdown=args.markdown,
-    )
+    if args.device is not None:
+        text = render_device_table(report, header_lines(machine), markdown=args.markdown)
+    else:
+        text = render_report(
+            rows,
+            [SECTION_TABLES[name] for name in SECTIONS],
+            title=settings_line(settings, list(dict.fromkeys(r.backend for r in rows)) or ["none"]),
+            header=header_lines(machine),
+            legends={name: [f"torchhd: {torchhd_note}"] if torchhd_note else [] for name in ("ops", "learn")},
+            markdown=args.markdown,
+        )
     print(text, file=out)
-    print(f"\n(ran in {elapsed:.0f} s)", file=out)
+    print("".join(f"\n{line}" for line in skipped) + f"\n(ran in {elapsed:.0f} s)", file=out)
     if args.json is not None:
         data = results_json.report(
             rows,
-            settings=settings_json(settings),
+            settings=settings_json(settings, device=args.device is not None),
             machine=machine,
             torchhd_note=torchhd_note,
             elapsed_s=elapsed,
         )
-        add_learn_json(data, rows, dim=sizes.dim, quick=args.quick)
+        if args.device is not None:
+            device_json(report, data)
+        for name in [] if args.device is not None else args.sections:
+            if SECTION_TABLES[name].add_json is not None:
+                SECTION_TABLES[name].add_json(data, rows, settings)
         results_json.write(args.json, data)
     return 0
 
 
-def _main_device(args: argparse.Namespace, out: TextIO, progress: TextIO | None) -> int:
-    """``--device``: the device table (benchmarks/device_table.py) instead of the sections."""
-    sizes = (DEVICE_QUICK if args.quick else DEVICE_DEFAULT).with_dim(args.dim)
-    torchhd_version, torchhd_note = (None, "left out (--no-torchhd)") if args.no_torchhd else torchhd_status()
-    repeat = args.repeat if args.repeat is not None else (2 if args.quick else 5)
-    budget_s = args.budget if args.budget is not None else (0.1 if args.quick else 1.0)
-    meter = CpuMeter()
-    started = time.perf_counter()
-    report = run_device_table(
-        args.backends,
-        args.device,
-        sizes=sizes,
-        repeat=repeat,
-        budget_s=budget_s,
-        torchhd=torchhd_version is not None,
-        progress=progress,
-    )
-    report.notes += args.device_notes + ([f"torchhd: {torchhd_note}"] if torchhd_note else [])
-    elapsed = time.perf_counter() - started
-    machine = describe(torchhd_version, meter)
-    print(render_device_table(report, header_lines(machine), markdown=args.markdown), file=out)
-    print(f"\n(ran in {elapsed:.0f} s)", file=out)
-    if args.json is not None:
-        statistic = "median over samples, seconds per call (min also given)"
-        settings = {"repeat": repeat, "budget_s": budget_s, "statistic": statistic}
-        data = results_json.report(
-            report.rows, settings=settings, machine=machine, torchhd_note=torchhd_note, elapsed_s=elapsed
-        )
-        device_json(report, data)
-        results_json.write(args.json, data)
-    return 0
+def section_main(name: str) -> int:
+    """``python -m benchmarks.<module> [options]``: ``python -m benchmarks --sections <name>``."""
+    return main(["--sections", name, *sys.argv[1:]])

@@ -44,6 +44,21 @@ def _time(side: str) -> Callable[[Row], str]:
     return lambda row: format_seconds(row.best(side))
 
 
+def time_column(side: str, header: str) -> Column:
+    """The best time of ``side`` (any key of ``Row.times``)."""
+    return Column(header, _time(side))
+
+
+def ratio_column(numerator: str, denominator: str, header: str) -> Column:
+    """The best time of one side over another's."""
+
+    def cell(row: Row) -> str:
+        a, b = row.best(numerator), row.best(denominator)
+        return "-" if a is None or b is None else f"{a / b:.2f}x"
+
+    return Column(header, cell)
+
+
 def _baseline(row: Row) -> str:
     time = format_seconds(row.best("baseline"))
     return f"{time} ({row.baseline_name})" if row.baseline_name and time != "-" else time

@@ -1,6 +1,4 @@
-"""Batched ops inside the user's compiler: ``python -m benchmarks.compiled [--quick]``.
-
-Two tables (issue 13, item 3; never asserted in tests):
+"""The compiled section: batched ops inside the user's compiler (issue 13, item 3).
 
 - **JAX, under ``jax.jit``**: holovec's ``bind`` of two batches, ``bundle`` of a batch and
   ``similarity_matrix`` of 100 queries against 1,000 items, each wrapped by the user in
@@ -9,195 +7,145 @@ Two tables (issue 13, item 3; never asserted in tests):
 - **torch, eager and ``torch.compile``**: one ``bind`` and one ``similarity`` of two
   vectors, and the batched ``similarity_matrix``, called eagerly through holovec and
   written by hand in eager torch, and both under ``torch.compile`` (inductor): whether
-  compiling pays for these ops on this machine.
+  compiling pays for these ops on this machine (a compile that fails is a ``check`` line).
 
-Times are medians of many calls, each waited for, the two sides called in turn.
+The results of the two sides are compared once (bundles, whose tie rules and scaling
+differ, are not).
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ._args import require
-from .jax_eager import compare as _median_pair  # medians of calls in turn
+from .columns import BASELINE, HOLOVEC, LABEL, MODEL, RATIO, time_column
+from .jax_eager import hand_written
+from .rows import Row
+from .sizes import Settings
+from .tables import Section
+from .timing import waiter
 
-DIM = 10_000
-BATCH = 1_000
-QUERIES = 100
+BATCH, QUERIES = 1_000, 100
+QUICK_BATCH, QUICK_QUERIES = 100, 10
 
 
-def _jax_hand_written(name: str) -> dict[str, Callable]:
-    """Batched bind, bundle and similarity matrix of ``name``, in jax.numpy."""
-    import jax.numpy as jnp
+def _torch_hand_written(name: str, dim: int) -> dict[str, Callable]:
+    import torch
 
     if name == "FHRR":
         return {
-            "bind": jnp.multiply,
-            "bundle": lambda x: jnp.exp(1j * jnp.angle(jnp.sum(x, axis=0))).astype(jnp.complex64),
-            "similarity_matrix": lambda q, b: jnp.clip(jnp.real(q @ jnp.conj(b).T) / DIM, -1.0, 1.0),
+            "bind": torch.mul,
+            "similarity": lambda x, y: torch.clamp(torch.real(torch.vdot(y, x)) / dim, -1.0, 1.0),
+            "similarity_matrix": lambda q, s: torch.clamp(torch.real(q @ s.conj().T) / dim, -1.0, 1.0),
         }
-    if name == "MAP":
-        return {
-            "bind": jnp.multiply,
-            "bundle": lambda x: jnp.sign(jnp.sum(x, axis=0)),
-            "similarity_matrix": lambda q, b: jnp.clip((q @ b.T) / DIM, -1.0, 1.0),
-        }
-    if name == "HRR":
-
-        def cosine(q, b):
-            norms = jnp.sqrt(jnp.sum(q * q, -1)[:, None] * jnp.sum(b * b, -1)[None, :])
-            return jnp.clip((q @ b.T) / norms, -1.0, 1.0)
-
-        return {
-            "bind": lambda a, b: jnp.fft.irfft(jnp.fft.rfft(a) * jnp.fft.rfft(b), n=DIM),
-            "bundle": lambda x: jnp.sum(x, axis=0),
-            "similarity_matrix": cosine,
-        }
-    raise ValueError(name)
+    return {
+        "bind": torch.mul,
+        "similarity": lambda x, y: torch.clamp(torch.dot(x, y) / dim, -1.0, 1.0),
+        "similarity_matrix": lambda q, s: torch.clamp((q @ s.T) / dim, -1.0, 1.0),
+    }
 
 
-def jax_rows(calls: int) -> list[tuple[str, str, float, float]]:
-    """(model, op, holovec under jit, hand-written under jit) in microseconds."""
+def _sizes(settings: Settings) -> tuple[int, int]:
+    return (QUICK_BATCH, QUICK_QUERIES) if settings.quick else (BATCH, QUERIES)
+
+
+def _jax_rows(settings: Settings) -> list[Row]:
     import jax
 
     from holovec import VSA
 
+    batch, n_q = _sizes(settings)
     rows = []
-    for name in ("FHRR", "MAP", "HRR"):
-        model = VSA.create(name, dim=DIM, backend="jax", device="cpu")
-        a, b = model.random(BATCH, seed=1), model.random(BATCH, seed=2)
-        q = a[:QUERIES]
-        theirs = _jax_hand_written(name)
-        cases = {
-            "bind": ((a, b), jax.jit(model.bind), jax.jit(theirs["bind"])),
-            "bundle": ((a,), jax.jit(model.bundle), jax.jit(theirs["bundle"])),
-            "similarity_matrix": (
-                (q, b),
-                jax.jit(model.similarity_matrix),
-                jax.jit(theirs["similarity_matrix"]),
-            ),
-        }
-        for op, (args, ours, hand) in cases.items():
-            if op != "bundle":  # bundles differ by tie rule and scaling: the same work, not equal values
-                np.testing.assert_allclose(
-                    np.asarray(ours(*args)), np.asarray(hand(*args)), rtol=1e-4, atol=1e-4
-                )
-            t_ours, t_hand = _median_pair(
-                lambda f=ours, x=args: f(*x), lambda f=hand, x=args: f(*x), calls, jax.block_until_ready
-            )
-            rows.append((name, op, t_ours, t_hand))
+    for name in settings.picked(("FHRR", "MAP", "HRR")):
+        settings.say(f"[jax] compiled: {name}")
+        model = VSA.create(name, dim=settings.dim, backend="jax", device="cpu")
+        a, b = model.random(batch, seed=1), model.random(batch, seed=2)
+        theirs = hand_written(name, settings.dim, batch)
+        for op, args in (("bind", (a, b)), ("bundle", (a,)), ("similarity_matrix", (a[:n_q], b))):
+            ours, hand = jax.jit(getattr(model, op)), jax.jit(theirs[op])
+            label = f"{op}, batch {batch:,}" + (f", {n_q} queries" if op == "similarity_matrix" else "")
+            row = Row("compiled", "jax", name, op, label, baseline_name="in jax.jit")
+            row.times["holovec"] = settings.measure(lambda f=ours, x=args: f(*x), jax.block_until_ready)
+            row.times["baseline"] = settings.measure(lambda f=hand, x=args: f(*x), jax.block_until_ready)
+            if op != "bundle" and not np.allclose(ours(*args), hand(*args), rtol=1e-4, atol=1e-4):
+                row.notes.append("the hand-written result differs from holovec's")
+            rows.append(row)
     return rows
 
 
-def torch_rows(calls: int) -> list[tuple]:
-    """(model, op, holovec eager, hand-written eager, holovec and hand-written under
-    torch.compile, None where compiling failed)."""
+def _compiled_time(settings: Settings, row: Row, who: str, fn: Callable, args: tuple, plain: Callable) -> Any:
     import torch
 
+    try:
+        compiled = torch.compile(fn, dynamic=False)
+        torch.testing.assert_close(compiled(*args), plain(*args), rtol=1e-4, atol=1e-4)
+        return settings.measure(lambda: compiled(*args))
+    except Exception as exc:  # e.g. no C++ compiler here: say so under the table
+        row.notes.append(f"torch.compile of {who} failed: {type(exc).__name__}: {str(exc)[:120]}")
+        return None
+    finally:
+        torch._dynamo.reset()  # each compiled function alone in the cache
+
+
+def _torch_rows(settings: Settings) -> list[Row]:
     from holovec import VSA
 
-    def block(x):
-        return x
-
+    batch, n_q = _sizes(settings)
     rows = []
-    for name in ("FHRR", "MAP"):
-        model = VSA.create(name, dim=DIM, backend="torch")
+    for name in settings.picked(("FHRR", "MAP")):
+        settings.say(f"[torch] compiled: {name}")
+        model = VSA.create(name, dim=settings.dim, backend="torch")
         a, b = model.random(seed=1), model.random(seed=2)
-        items = model.random(BATCH, seed=3)
-        queries = items[:QUERIES]
-        if name == "FHRR":
-            hand = {
-                "bind": torch.mul,
-                "similarity": lambda x, y: torch.clamp(torch.real(torch.vdot(y, x)) / DIM, -1.0, 1.0),
-                "similarity_matrix": lambda q, s: torch.clamp(torch.real(q @ s.conj().T) / DIM, -1.0, 1.0),
-            }
-        else:
-            hand = {
-                "bind": torch.mul,
-                "similarity": lambda x, y: torch.clamp(torch.dot(x, y) / DIM, -1.0, 1.0),
-                "similarity_matrix": lambda q, s: torch.clamp((q @ s.T) / DIM, -1.0, 1.0),
-            }
-        for op, args in (("bind", (a, b)), ("similarity", (a, b)), ("similarity_matrix", (queries, items))):
-            ours, plain = getattr(model, op), hand[op]
-            t_ours, t_plain = _median_pair(
-                lambda f=ours, x=args: f(*x), lambda f=plain, x=args: f(*x), calls, block
+        items = model.random(batch, seed=3)
+        hand = _torch_hand_written(name, settings.dim)
+        for op, args in (
+            ("bind", (a, b)),
+            ("similarity", (a, b)),
+            ("similarity_matrix", (items[:n_q], items)),
+        ):
+            ours = getattr(model, op)
+            label = f"{op}, " + (f"{n_q} x {batch:,}" if op == "similarity_matrix" else "2 vectors")
+            row = Row("compiled", "torch", name, op, label, baseline_name="eager")
+            row.times["holovec"] = settings.measure(lambda f=ours, x=args: f(*x), waiter("torch"))
+            row.times["baseline"] = settings.measure(lambda f=hand[op], x=args: f(*x))
+            row.times["holovec_compiled"] = _compiled_time(settings, row, "holovec", ours, args, hand[op])
+            row.times["baseline_compiled"] = _compiled_time(
+                settings, row, "hand-written", hand[op], args, hand[op]
             )
-            t_compiled = {}
-            for who, fn in (("holovec", ours), ("hand-written", plain)):
-                try:
-                    compiled = torch.compile(fn, dynamic=False)
-                    torch.testing.assert_close(compiled(*args), plain(*args), rtol=1e-4, atol=1e-4)
-                    _, t_compiled[who] = _median_pair(
-                        lambda f=plain, x=args: f(*x), lambda f=compiled, x=args: f(*x), calls, block
-                    )
-                except Exception as exc:  # e.g. no C++ compiler here: say so in the table
-                    print(
-                        f"torch.compile of {who} {name} {op} failed: {type(exc).__name__}: {str(exc)[:120]}"
-                    )
-                    t_compiled[who] = None
-                finally:
-                    torch._dynamo.reset()  # each compiled function alone in the cache
-            rows.append((name, op, t_ours, t_plain, t_compiled["holovec"], t_compiled["hand-written"]))
+            rows.append(row)
     return rows
 
 
-def _us(t: float | None) -> str:
-    if t is None:
-        return "n/a"
-    return f"{t / 1000:.2f} ms" if t >= 1000 else f"{t:.1f} us"
-
-
-def jax_table(rows: list) -> str:
-    lines = [
-        f"| model | op (batch {BATCH}, {QUERIES} queries) | holovec in jax.jit "
-        "| hand-written in jax.jit | ratio | goal |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for name, op, ours, hand in rows:
-        lines.append(f"| {name} | {op} | {_us(ours)} | {_us(hand)} | {ours / hand:.2f}x | 1.2x |")
-    return "\n".join(lines)
-
-
-def torch_table(rows: list) -> str:
-    lines = [
-        "| model | op | holovec eager | hand-written eager | holovec, torch.compile "
-        "| hand-written, torch.compile |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for name, op, ours, plain, ours_c, plain_c in rows:
-        lines.append(f"| {name} | {op} | {_us(ours)} | {_us(plain)} | {_us(ours_c)} | {_us(plain_c)} |")
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.compiled", description=__doc__.splitlines()[0]
+def run(settings: Settings, backends: list[str]) -> list[Row]:
+    return (_jax_rows(settings) if "jax" in backends else []) + (
+        _torch_rows(settings) if "torch" in backends else []
     )
-    parser.add_argument("--quick", action="store_true", help="fewer calls (a smoke run)")
-    parser.add_argument("--only", choices=("jax", "torch"), help="one table")
-    args = parser.parse_args(argv)
-    for framework in ("jax", "torch"):
-        if args.only in (None, framework):
-            require(parser, framework, f"the {framework} table (--only picks one table)")
-    calls = 20 if args.quick else 200
-    cpu = platform.processor() or platform.machine()
-    print(f"{cpu}, {os.cpu_count()} cores; D={DIM}")
-    if args.only != "torch":
-        import jax
-
-        print(f"\nJAX {jax.__version__}, {jax.devices()[0].platform}: batched ops under jax.jit")
-        print(jax_table(jax_rows(calls)))
-    if args.only != "jax":
-        import torch
-
-        print(f"\ntorch {torch.__version__}, cpu: eager against torch.compile")
-        print(torch_table(torch_rows(calls)))
 
 
-if __name__ == "__main__":
-    main()
+SECTION = Section(
+    "compiled",
+    (
+        MODEL,
+        LABEL,
+        HOLOVEC,
+        BASELINE.named("hand-written"),
+        RATIO,
+        time_column("holovec_compiled", "holovec, torch.compile"),
+        time_column("baseline_compiled", "hand-written, torch.compile"),
+    ),
+    title="compiled, backend: {backend}",
+    intro=(
+        "compiled: on jax, holovec inside the user's jax.jit against jitted jax.numpy (goal: 1.2x); "
+        "on torch, eager holovec and hand-written torch, and each under torch.compile",
+    ),
+    run=run,
+    backends=("jax", "torch"),
+    supports=("jax", "torch"),
+)
+
+if __name__ == "__main__":  # python -m benchmarks.compiled [--quick]: the old spelling
+    from .cli import section_main
+
+    raise SystemExit(section_main(SECTION.name))

@@ -1,4 +1,5 @@
-"""The Dask backend against the NumPy backend on one machine (issue 14, part 1).
+"""The dask-scaling section: the Dask backend against the NumPy backend on one machine
+(issue 14, part 1).
 
 Two workloads, each made and consumed chunk by chunk so that memory stays bounded:
 
@@ -12,41 +13,28 @@ Two workloads, each made and consumed chunk by chunk so that memory stays bounde
   NumPy encodes the chunks in a loop; Dask maps the encoder over a dask array of inputs.
   Neither keeps the vectors (8 GB): each chunk is reduced to one number.
 
-Dask runs on a ``LocalCluster`` of 1 and of 2 worker processes (one thread each). Each
-time is the best of ``--repeat`` runs (default 2). Printed: seconds, items/s, and the
-ratio Dask / NumPy (goal: at most 1.3 for search on one worker). Never asserted in tests.
-Run::
-
-    python -m benchmarks.dask_scaling [--quick]
+Dask runs on a ``LocalCluster`` of 1 and of 2 worker processes (one thread each). The
+ratio is Dask / NumPy (goal: at most 1.3 for search on one worker).
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
-import time
-from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ._args import positive_int, require
+from .columns import BASELINE, HOLOVEC, LABEL, MODEL, PER_ITEM, RATIO
+from .rows import Row
+from .sizes import Settings
+from .tables import Section
 
-SEED_ITEMS, SEED_QUERIES = 1, 2
-K = 10
-
-
-def best_time(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
+SEED_ITEMS, SEED_QUERIES, K = 1, 2, 10
+#: (items, dims, queries, scalars, worker counts)
+FULL = (10**6, (1024, 10_000), 100, 10**6, (1, 2))
+QUICK = (20_000, (256,), 10, 20_000, (1,))
 
 
-# -- NumPy baselines: the same rows, a loop in one process ---------------------------------
-def numpy_search_loop(model, queries: np.ndarray, n: int, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+def numpy_search_loop(model: Any, queries: np.ndarray, n: int, chunk: int) -> tuple[np.ndarray, np.ndarray]:
     """Draw rows ``[start, start + chunk)`` of ``model.random(n, seed=SEED_ITEMS)``, search them,
     merge the candidates: the NumPy backend doing what the Dask path does, in one process."""
     from holovec.random import Purpose
@@ -54,29 +42,30 @@ def numpy_search_loop(model, queries: np.ndarray, n: int, chunk: int) -> tuple[n
 
     best = None
     for start in range(0, n, chunk):
-        stop = min(start + chunk, n)
-        rows = model._random_rows(start, stop, SEED_ITEMS, 0, Purpose.VECTORS)
+        rows = model.draw(min(chunk, n - start), SEED_ITEMS, Purpose.VECTORS, row_start=start)
         s, i = search(model, queries, rows, k=K)
-        found = (s, i + start)
-        best = found if best is None else model.backend.merge_top_k(best, found, K)
+        best = (s, i + start) if best is None else model.backend.merge_top_k(best, (s, i + start), K)
     return best
-
-
-def numpy_encode_loop(encoder, values: np.ndarray, chunk: int) -> float:
-    total = 0.0
-    for start in range(0, len(values), chunk):
-        total += float(np.abs(encoder.encode(values[start : start + chunk])[:, 0]).sum())
-    return total
 
 
 def _first_column_sum(block: np.ndarray) -> np.ndarray:
     return np.abs(block[:, 0]).sum(keepdims=True)
 
 
-# -- the runs ------------------------------------------------------------------------------------
-def run(
-    n_items: int, dims: tuple[int, ...], n_queries: int, n_values: int, workers: tuple[int, ...], repeat: int
-):
+def _numpy_encode_loop(encoder: Any, values: np.ndarray, chunk: int) -> float:
+    return sum(
+        float(_first_column_sum(encoder.encode(values[s : s + chunk]))[0])
+        for s in range(0, len(values), chunk)
+    )
+
+
+def _dask_encode(enc: Any, lazy_values: Any) -> float:
+    out = enc.encode(lazy_values)
+    sums = out.map_blocks(_first_column_sum, chunks=((1,) * out.numblocks[0],), drop_axis=1)
+    return float(sums.sum().compute())
+
+
+def run(settings: Settings, backends: list[str]) -> list[Row]:
     import dask.array as da
     from distributed import Client, LocalCluster
 
@@ -85,26 +74,31 @@ def run(
     from holovec.encoders import FractionalPowerEncoder
     from holovec.retrieval import search
 
-    rows: list[tuple[str, str, float, float]] = []  # (what, where, seconds, items/s)
-
-    def record(what: str, where: str, seconds: float, items: int) -> None:
-        rows.append((what, where, seconds, items / seconds))
-        print(f"  {what:<34} {where:<10} {seconds:8.2f} s  {items / seconds:14,.0f} items/s", flush=True)
-
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; numpy {np.__version__}")
+    n_items, dims, n_q, n_values, workers = QUICK if settings.quick else FULL
     values = np.linspace(0.0, 100.0, n_values)
+    chunk_values = max(1, dask_backend.CHUNK_BYTES // (8 * 1024))
+    numpy_times, rows = {}, []
+
+    def row(what: str, key: str, model: str, w: int, items: int) -> Row:
+        r = Row("dask-scaling", "dask", model, f"{key}-x{w}", f"{what}, dask x{w}", baseline_name="NumPy")
+        r.times["baseline"], r.items, r.item_name = numpy_times[key], items, "item"
+        rows.append(r)
+        return r
+
+    enc_np = FractionalPowerEncoder(VSA.create("FHRR", 1024, backend="numpy"), 0.0, 100.0, seed=3)
+    numpy_times["encode"] = settings.measure(lambda: _numpy_encode_loop(enc_np, values, chunk_values))
     for dim in dims:
+        settings.say(f"[numpy] dask-scaling: D={dim}")
         ref = VSA.create("BSC", dim, backend="numpy", packed=True)
-        queries = ref.random(n_queries, seed=SEED_QUERIES)
+        queries = ref.random(n_q, seed=SEED_QUERIES)
         chunk = max(1, dask_backend.CHUNK_BYTES // ref.vector_length)
-        what = f"search BSC D={dim} (draw + search)"
-        t, expected = best_time(lambda: numpy_search_loop(ref, queries, n_items, chunk), repeat)  # noqa: B023
-        record(what, "numpy", t, n_items)
+        numpy_times[f"draw-{dim}"] = settings.measure(lambda: numpy_search_loop(ref, queries, n_items, chunk))  # noqa: B023
+        expected = numpy_search_loop(ref, queries, n_items, chunk)
         in_memory = ref.random(n_items, seed=SEED_ITEMS) if n_items * ref.vector_length <= 2**31 else None
         if in_memory is not None:
-            t, _ = best_time(lambda: search(ref, queries, in_memory, k=K), repeat)  # noqa: B023
-            record(f"search BSC D={dim} (in memory)", "numpy", t, n_items)
+            numpy_times[f"memory-{dim}"] = settings.measure(lambda: search(ref, queries, in_memory, k=K))  # noqa: B023
         for w in workers:
+            settings.say(f"[dask x{w}] dask-scaling: D={dim}")
             with (
                 LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=None) as c,
                 Client(c),
@@ -112,85 +106,54 @@ def run(
                 model = VSA.create("BSC", dim, backend="dask", packed=True)
                 q = model.asarray(queries)
 
-                def lazy_search(model=model, q=q):
+                def lazy_search(model: Any = model, q: Any = q) -> tuple[np.ndarray, np.ndarray]:
                     s, i = search(model, q, model.random(n_items, seed=SEED_ITEMS), k=K)
                     return model.to_numpy(s), model.to_numpy(i)
 
-                t, (s, i) = best_time(lazy_search, repeat)
-                assert np.array_equal(i, expected[1]) and np.array_equal(s, expected[0])
-                record(what, f"dask x{w}", t, n_items)
+                r = row(f"search BSC D={dim} (draw + search)", f"draw-{dim}", "BSC", w, n_items)
+                r.times["holovec"] = settings.measure(lambda: lazy_search())
+                s, i = lazy_search()
+                if not (np.array_equal(i, expected[1]) and np.array_equal(s, expected[0])):
+                    r.notes.append("Dask finds other items than the NumPy loop")
                 if in_memory is not None:
                     book = model.random(n_items, seed=SEED_ITEMS).persist()
-                    t, _ = best_time(lambda: search(model, q, book, k=K), repeat)  # noqa: B023
-                    record(f"search BSC D={dim} (in memory)", f"dask x{w}", t, n_items)
+                    r = row(f"search BSC D={dim} (in memory)", f"memory-{dim}", "BSC", w, n_items)
+                    r.times["holovec"] = settings.measure(lambda: search(model, q, book, k=K))  # noqa: B023
                     del book
                 if dim == dims[0]:
-                    fhrr = VSA.create("FHRR", 1024, backend="dask")
-                    enc = FractionalPowerEncoder(fhrr, 0.0, 100.0, seed=3)
-                    chunk_values = max(1, dask_backend.CHUNK_BYTES // (8 * 1024))
+                    enc = FractionalPowerEncoder(VSA.create("FHRR", 1024, backend="dask"), 0.0, 100.0, seed=3)
                     lazy_values = da.from_array(values, chunks=chunk_values)
-
-                    def encode(enc=enc, lazy_values=lazy_values):
-                        out = enc.encode(lazy_values)
-                        sums = out.map_blocks(
-                            _first_column_sum, chunks=((1,) * out.numblocks[0],), drop_axis=1
-                        )
-                        return float(sums.sum().compute())
-
-                    t, _ = best_time(encode, repeat)
-                    record(
-                        "encode 1e6 scalars FPE FHRR D=1024" if n_values == 10**6 else "encode FPE FHRR",
-                        f"dask x{w}",
-                        t,
-                        n_values,
-                    )
-        if dim == dims[0]:
-            fhrr_np = VSA.create("FHRR", 1024, backend="numpy")
-            enc_np = FractionalPowerEncoder(fhrr_np, 0.0, 100.0, seed=3)
-            chunk_values = max(1, dask_backend.CHUNK_BYTES // (8 * 1024))
-            t, _ = best_time(lambda: numpy_encode_loop(enc_np, values, chunk_values), repeat)  # noqa: B023
-            record(
-                "encode 1e6 scalars FPE FHRR D=1024" if n_values == 10**6 else "encode FPE FHRR",
-                "numpy",
-                t,
-                n_values,
-            )
-    print()
-    print("ratios (time on Dask / time on NumPy; goal for search: <= 1.3 on one machine)")
-    by = {(what, where): seconds for what, where, seconds, _ in rows}
-    for what in dict.fromkeys(w for w, _, _, _ in rows):
-        base = by.get((what, "numpy"))
-        parts = [
-            f"x{w}: {by[(what, f'dask x{w}')] / base:5.2f}" for w in workers if (what, f"dask x{w}") in by
-        ]
-        if base and parts:
-            speedup = ""
-            if (what, "dask x1") in by and (what, "dask x2") in by:
-                gain = by[(what, "dask x1")] / by[(what, "dask x2")]
-                speedup = f"   (throughput of 2 workers / 1 worker: {gain:.2f}x)"
-            print(f"  {what:<34} {'  '.join(parts)}{speedup}")
+                    r = row(f"encode {n_values:,} scalars FPE FHRR D=1024", "encode", "FHRR", w, n_values)
+                    r.times["holovec"] = settings.measure(lambda: _dask_encode(enc, lazy_values))  # noqa: B023
+    return rows
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.dask_scaling", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
-    parser.add_argument("--repeat", type=positive_int, default=2, help="timed runs per cell (best)")
-    args = parser.parse_args(argv)
-    require(parser, "dask", "this benchmark")
-    if args.quick:
-        run(n_items=20_000, dims=(256,), n_queries=10, n_values=20_000, workers=(1,), repeat=1)
-    else:
-        run(
-            n_items=10**6,
-            dims=(1024, 10_000),
-            n_queries=100,
-            n_values=10**6,
-            workers=(1, 2),
-            repeat=args.repeat,
-        )
+def _throughput(rows: list[Row]) -> list[str]:
+    """Throughput of 2 workers over 1, where both ran."""
+    by = {r.key: r.best("holovec") for r in rows}
+    return [
+        f"{r.label.removesuffix(', dask x1')}: throughput of 2 workers / 1 worker {by[r.key] / two:.2f}x"
+        for r in rows
+        if r.key.endswith("-x1") and (two := by.get(r.key[:-1] + "2")) and by[r.key]
+    ]
 
 
-if __name__ == "__main__":
-    main()
+SECTION = Section(
+    "dask-scaling",
+    (MODEL, LABEL, HOLOVEC.named("Dask"), BASELINE.named("NumPy loop"), RATIO.named("Dask/NumPy"), PER_ITEM),
+    title="dask-scaling, backend: {backend}",
+    intro=(
+        "dask-scaling: holovec on a Dask LocalCluster of 1 and 2 worker processes against the same work "
+        "as a NumPy loop in one process; ratios Dask / NumPy (goal for search: at most 1.3)",
+    ),
+    table_notes=_throughput,
+    run=run,
+    backends=("dask",),
+    supports=("dask",),
+    needs=("dask", "distributed"),
+)
+
+if __name__ == "__main__":  # python -m benchmarks.dask_scaling [--quick]: the old spelling
+    from .cli import section_main
+
+    raise SystemExit(section_main(SECTION.name))

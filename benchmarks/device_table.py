@@ -40,9 +40,8 @@ from holovec.backends import get_backend
 from .columns import Column, format_seconds
 from .device_baselines import INT_MM_MIN_ROWS, INT_MM_MULTIPLE, device_code, padded_size
 from .implementations import make_baseline
-from .names import K
-from .retrieval import RESONATOR, make_items, noisy_queries
-from .rows import Row
+from .retrieval import RESONATOR, K, make_items, noisy_queries, resonator_problem
+from .rows import Row, disagreement, to_numpy
 from .tables import table_lines
 from .timing import Timing, measure, waiter
 from .torchhd_ops import TorchhdOps
@@ -180,23 +179,6 @@ def _seeded(draw: Callable[[int], Any]) -> Callable[[], Any]:
     return lambda: draw(next(seeds))
 
 
-def _to_numpy(x: Any) -> np.ndarray:
-    if hasattr(x, "detach"):  # a torch tensor, or a torchhd subclass of one
-        import torch
-
-        return x.detach().as_subclass(torch.Tensor).cpu().numpy()
-    return np.asarray(x)
-
-
-def _close(expected: Any, got: Any, atol: float) -> str | None:
-    """None where ``got`` equals ``expected`` within ``atol``, else what differs."""
-    expected, got = _to_numpy(expected), _to_numpy(got)
-    if expected.shape != got.shape:
-        return f"shape {got.shape}, holovec {expected.shape}"
-    same = np.isclose(got, expected, rtol=0, atol=atol)
-    return None if same.all() else f"agrees with holovec on {same.mean():.1%} of the values only"
-
-
 def _time_sides(
     run: _Run,
     row: DeviceRow,
@@ -285,7 +267,7 @@ def _ops_rows(run: _Run) -> list[DeviceRow]:
     def close(atol: float, torchhd: bool = True) -> Callable[[str, Any, Any], str | None]:
         """A check of the sides' values (torchhd's too, or not: its own phases or ties)."""
         return lambda side, expected, got: (
-            None if side == "torchhd" and not torchhd else _close(expected, got, atol)
+            None if side == "torchhd" and not torchhd else disagreement(expected, got, atol=atol, rtol=0)
         )
 
     add(
@@ -451,8 +433,8 @@ def _search_row(run: _Run, spec: _SearchModel, rates: dict[str, float], row: Dev
 
     def check(side: str, expected: Any, got: Any) -> str | None:
         """The side's k best scores are holovec's (whatever order it gives equal ones)."""
-        scores = _to_numpy(got[0])[:n_q].astype(np.float64)
-        return _close(expected[0], (scores - offset) / dim, 1e-4)
+        scores = to_numpy(got[0])[:n_q].astype(np.float64)
+        return disagreement(expected[0], (scores - offset) / dim, rtol=0)
 
     _time_sides(run, row, sides, waiter(run.framework, backend.device), check)
     if row.times["holovec"] is not None:
@@ -508,11 +490,7 @@ def _resonator_row(run: _Run, row: DeviceRow) -> None:
 
     n_factors, n_items, dim, n_products = run.sizes.resonator
     model = VSA.create("MAP", dim, backend=run.framework, device=run.device)
-    books = [model.random(n_items, seed=300 + f) for f in range(n_factors)]
-    truth = np.random.default_rng(4).integers(0, n_items, size=(n_products, n_factors))
-    products = books[0][model.backend.asarray(truth[:, 0])]
-    for f in range(1, n_factors):
-        products = model.bind(products, books[f][model.backend.asarray(truth[:, f])])
+    books, products, truth = resonator_problem(model, n_factors, n_items, n_products)
     resonator = Resonator(model, books)
     result = _time_first_and_later(run, row, partial(resonator.factor, products))
     factored = np.mean((np.asarray(result.indices) == truth).all(-1))

@@ -21,8 +21,8 @@ import numpy as np
 
 from holovec import VSA
 
-from .rows import Row
-from .timing import measure, waiter
+from .rows import Row, disagreement
+from .timing import measure, no_wait, waiter
 
 
 @dataclass
@@ -376,21 +376,11 @@ def run_encoders(
             if baseline is None:
                 result.times["baseline"] = None
             else:
-                result.times["baseline"] = measure(baseline, _no_wait, repeat=repeat, budget_s=budget_s)
-                result.notes = _compare(
-                    prepared.to_numpy(prepared.holovec()), baseline(), prepared.compare, prepared.atol
+                result.times["baseline"] = measure(baseline, no_wait, repeat=repeat, budget_s=budget_s)
+                needed = 0.99 if prepared.compare == "mostly" else 1.0
+                differs = disagreement(
+                    prepared.to_numpy(prepared.holovec()), baseline(), atol=prepared.atol, needed=needed
                 )
+                result.notes = [f"baseline {differs}"] if differs else []
             results.append(result)
     return results
-
-
-def _no_wait(x: Any) -> Any:
-    return x
-
-
-def _compare(holovec: np.ndarray, baseline: np.ndarray, how: str, atol: float = 1e-4) -> list[str]:
-    if holovec.shape != baseline.shape:
-        return [f"baseline gives shape {baseline.shape}, holovec {holovec.shape}"]
-    same = np.isclose(holovec, baseline, rtol=1e-4, atol=atol).mean()
-    needed = {"equal": 1.0, "close": 1.0, "mostly": 0.99}[how]
-    return [] if same >= needed else [f"baseline agrees with holovec on {same:.1%} of the values only"]

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ import numpy as np
 from .columns import Column, format_seconds
 from .rows import Row
 from .tables import Section
-from .timing import Timing
+from .timing import Timing, first_call_or_least
 
 #: the splits' random_state
 SPLITS = (0, 1, 2)
@@ -52,11 +51,6 @@ CUT_EPOCHS = 5
 CUT_REGEN_EVERY = 2
 #: epochs of every retraining learner with --quick
 QUICK_EPOCHS = 2
-#: a fit or predict faster than this is called again (the least time kept) ...
-QUICK_CALL_S = 0.2
-#: ... for at most this long, and at most this many calls
-REPEAT_BUDGET_S = 0.5
-MAX_REPEATS = 10
 #: torchhd's ridge (a pseudo-inverse of a D x D matrix) runs only up to this D
 TORCHHD_RIDGE_MAX_DIM = 2000
 #: the issue's goals, checked under the tables
@@ -390,31 +384,13 @@ def _score(task: str, y_true: np.ndarray, y_pred: np.ndarray) -> float:
     return float(r2_score(y_true, y_pred))
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    """(seconds, result) of ``fn()``: one call, or where that took under ``QUICK_CALL_S``
-    the least of a few calls (``REPEAT_BUDGET_S`` in all), so that a call of milliseconds
-    is not one noisy sample."""
-    start = time.perf_counter()
-    result = fn()
-    best = time.perf_counter() - start
-    if best < QUICK_CALL_S:
-        began = time.perf_counter()
-        for _ in range(MAX_REPEATS - 1):
-            if time.perf_counter() - began > REPEAT_BUDGET_S:
-                break
-            start = time.perf_counter()
-            result = fn()
-            best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def _fit_predict(
     make: Callable[[], Any], split: tuple[np.ndarray, ...], task: str
 ) -> tuple[float, float, float]:
     """(fit seconds, predict seconds, test score) of one estimator on one split."""
     Xtr, Xte, ytr, yte = split
-    fit, est = _timed(lambda: make().fit(Xtr, ytr))
-    predict, pred = _timed(lambda: est.predict(Xte))
+    fit, est = first_call_or_least(lambda: make().fit(Xtr, ytr))
+    predict, pred = first_call_or_least(lambda: est.predict(Xte))
     return fit, predict, _score(task, yte, pred)
 
 
@@ -509,8 +485,10 @@ def _torchhd_side(
         onehot = torch.nn.functional.one_hot(torch.as_tensor(ytr, dtype=torch.long), n_classes).to(
             torch.float32
         )
-        fit, weight = _timed(lambda: torchhd.functional.ridge_regression(Htr, onehot, alpha=est.alpha))
-        predict, pred = _timed(lambda: (Hte @ weight.T).argmax(1))
+        fit, weight = first_call_or_least(
+            lambda: torchhd.functional.ridge_regression(Htr, onehot, alpha=est.alpha)
+        )
+        predict, pred = first_call_or_least(lambda: (Hte @ weight.T).argmax(1))
         return fit, predict, float(np.mean(pred.numpy() == yte))
     kwargs = {
         "epochs": getattr(est, "epochs", 0),
@@ -518,8 +496,8 @@ def _torchhd_side(
         "batch_size": est.batch_size,
         "seed": est.seed,
     }
-    fit, model = _timed(lambda: _torchhd_rule(rule, Htr, ytr, n_classes, **kwargs))
-    predict, pred = _timed(lambda: model(Hte).argmax(1))
+    fit, model = first_call_or_least(lambda: _torchhd_rule(rule, Htr, ytr, n_classes, **kwargs))
+    predict, pred = first_call_or_least(lambda: model(Hte).argmax(1))
     return fit, predict, float(np.mean(np.asarray(pred.as_subclass(torch.Tensor)) == yte))
 
 
@@ -533,8 +511,8 @@ def _numpy_centroid(
         P = onehot.T @ Htr
         return P / np.maximum(np.linalg.norm(P, axis=1, keepdims=True), 1e-30)
 
-    fit_s, P = _timed(fit)
-    predict_s, pred = _timed(lambda: np.argmax(Hte @ P.T, axis=1))
+    fit_s, P = first_call_or_least(fit)
+    predict_s, pred = first_call_or_least(lambda: np.argmax(Hte @ P.T, axis=1))
     return fit_s, predict_s, pred
 
 

@@ -12,8 +12,9 @@ Format 2::
                "notes": [], "info": [], "storage": {}, "extras": [], "peak_bytes": {},
                "items": 0, "item": ""}, ...]}
 
-Times are seconds per call; ``best`` is the minimum over the samples. Files of format 1
-(separate ``rows``, ``encoders`` and ``retrieval`` lists) are read through ``legacy``.
+Times are seconds per call; ``best`` is the minimum over the samples. Rows of some
+sections carry more fields (learn: ``scores``; the device table: ``bound_s``, ...), which
+reading ignores.
 """
 
 from __future__ import annotations
@@ -101,21 +102,16 @@ def write(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` in the current format (format 1 converted, its numbers kept)."""
+def check(data: Any) -> dict[str, Any]:
+    """``data`` if it is a run's JSON of this format, else ``ValueError``."""
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got a {type(data).__name__}")
-    version = data.get("format")
-    if version == FORMAT:
-        return data
-    if version == 1:
-        from .legacy import upgrade_format_1
-
-        return upgrade_format_1(data)
-    raise ValueError(f"benchmark results of format {version!r}: expected 1 or {FORMAT}")
+    if data.get("format") != FORMAT:
+        raise ValueError(f"benchmark results of format {data.get('format')!r}: expected {FORMAT}")
+    return data
 
 
 def load(path: str | Path) -> tuple[dict[str, Any], list[Row]]:
-    """(the run's JSON in the current format, its rows)."""
-    data = upgrade(json.loads(Path(path).read_text(encoding="utf-8")))
+    """(the run's JSON, its rows)."""
+    data = check(json.loads(Path(path).read_text(encoding="utf-8")))
     return data, [row_from_json(r) for r in data["rows"]]

@@ -30,9 +30,11 @@ from holovec import VSA
 from holovec.retrieval import ItemStore, Resonator
 
 from .cases import PACKED_BSC, ModelEntry, entry_key
-from .names import K, bare_operation_name, search_key
 from .rows import Row
 from .timing import measure, waiter
+
+#: the k of the search rows: ``ItemStore.search(queries, k=K)``
+K = 10
 
 #: the models of the search rows
 SEARCH_ENTRIES = (
@@ -94,9 +96,17 @@ def _numpy_hamming(q: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def bare_operation_name(backend: str, model: str) -> str:
+    """What :func:`bare_operation` computes on ``backend`` for holovec's ``model`` (BSC
+    packed or not: "BSC")."""
+    if model == "BSC":
+        return "XOR/popcount" if backend == "numpy" else "+-1 float32 matmul"
+    return "real matmul" if model == "FHRR" else "matmul"
+
+
 def bare_operation(model: Any, entry: ModelEntry, queries: Any, items: Any) -> Callable:
     """``fn()``: the bare scores of ``queries`` against ``items`` (what
-    ``names.bare_operation_name`` names), on copies made once here (views where they can
+    :func:`bare_operation_name` names), on copies made once here (views where they can
     be); the best score is the highest value."""
     backend, xp = model.backend, model.xp
     if entry.model == "BSC":
@@ -164,7 +174,7 @@ def _search_rows(
                 "retrieval",
                 backend,
                 entry.label,
-                search_key(n_q, n_items),
+                f"search-{n_q}x{n_items}",
                 f"top-{K}, {n_q:,} queries x {n_items:,} items",
                 baseline_name=bare_operation_name(backend, entry.model),
             )
@@ -211,14 +221,20 @@ def numpy_resonator(books: np.ndarray, products: np.ndarray, max_iter: int) -> n
     return np.stack([np.argmax(np.abs(e @ b.T), axis=-1) for e, b in zip(estimates, books, strict=True)], -1)
 
 
-def _resonator_row(backend: str, quick: bool, repeat: int, budget_s: float) -> Row:
-    n_factors, n_items, dim, n_products = QUICK_RESONATOR if quick else RESONATOR
-    model = VSA.create("MAP", dim=dim, backend=backend)
+def resonator_problem(model: Any, n_factors: int, n_items: int, n_products: int) -> tuple:
+    """(seeded codebooks, products of one item of each, the items' indices)."""
     books = [model.random(n_items, seed=300 + f) for f in range(n_factors)]
     truth = np.random.default_rng(4).integers(0, n_items, size=(n_products, n_factors))
     products = books[0][model.backend.asarray(truth[:, 0])]
     for f in range(1, n_factors):
         products = model.bind(products, books[f][model.backend.asarray(truth[:, f])])
+    return books, products, truth
+
+
+def _resonator_row(backend: str, quick: bool, repeat: int, budget_s: float) -> Row:
+    n_factors, n_items, dim, n_products = QUICK_RESONATOR if quick else RESONATOR
+    model = VSA.create("MAP", dim=dim, backend=backend)
+    books, products, truth = resonator_problem(model, n_factors, n_items, n_products)
     resonator = Resonator(model, books)
     label = f"resonator, {n_products} products of {n_factors} factors x {n_items} items, N={dim:,}"
     result = Row("retrieval", backend, "MAP", "resonator", label, baseline_name="NumPy resonator")

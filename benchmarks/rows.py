@@ -5,6 +5,9 @@ writer (``results``) read them all the same way."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from .timing import Timing
 
@@ -71,3 +74,25 @@ class Row:
         ratio = self.ratio
         limit = FLAG_RATIO_LATENCY if self.latency else FLAG_RATIO
         return self.section == "ops" and ratio is not None and ratio > limit
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A result of any side (NumPy, JAX, a torch tensor or a torchhd subclass of one) on the host."""
+    if hasattr(x, "detach"):
+        import torch
+
+        return x.detach().as_subclass(torch.Tensor).cpu().numpy()
+    return np.asarray(x)
+
+
+def disagreement(
+    expected: Any, got: Any, *, atol: float = 1e-4, rtol: float = 1e-4, needed: float = 1.0
+) -> str | None:
+    """None where ``got`` is holovec's result ``expected`` (at least the share ``needed`` of
+    its values within the tolerances), else what differs: every section checks its sides so,
+    and notes what it returns (a baseline that computes something else shows)."""
+    expected, got = to_numpy(expected), to_numpy(got)
+    if expected.shape != got.shape:
+        return f"gives shape {got.shape}, holovec {expected.shape}"
+    same = np.isclose(got, expected, rtol=rtol, atol=atol).mean()
+    return None if same >= needed else f"agrees with holovec on {same:.1%} of the values only"

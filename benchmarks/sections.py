@@ -1,8 +1,13 @@
-"""How each section's rows are printed: its columns, titles and the lines around its
-tables (all rendered by ``tables``)."""
+"""Every section of ``python -m benchmarks``, in the order they run and print: how each
+makes its rows (``Section.run``) and shows them (its columns, titles and the lines around
+its tables, all rendered by ``tables``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from . import canonical_order, compiled, dask_scaling, jax_eager, jax_sharded, search_engines
+from .cases import run_ops
 from .columns import (
     BASELINE,
     FLAGGED_RATIO,
@@ -15,9 +20,11 @@ from .columns import (
     TORCHHD,
     format_seconds,
 )
-from .learn import LEARN
-from .names import K
+from .encoders import run_encoders
+from .learn import LEARN, add_to_json, run_learn
+from .retrieval import K, run_retrieval
 from .rows import FLAG_RATIO, FLAG_RATIO_LATENCY, Row
+from .sizes import Settings
 from .tables import GLUE, Section
 
 
@@ -51,6 +58,39 @@ def _extra_lines(rows: list[Row]) -> list[str]:
     return lines
 
 
+def _encoders(settings: Settings, backends: list[str]) -> list[Row]:
+    return run_encoders(
+        backends,
+        dim=settings.dim,
+        quick=settings.quick,
+        repeat=settings.repeat,
+        budget_s=settings.budget_s,
+        progress=settings.progress,
+    )
+
+
+def _retrieval(settings: Settings, backends: list[str]) -> list[Row]:
+    return run_retrieval(
+        backends,
+        dim=settings.dim,
+        quick=settings.quick,
+        repeat=settings.repeat,
+        budget_s=settings.budget_s,
+        models=settings.models,
+        progress=settings.progress,
+    )
+
+
+def _learn(settings: Settings, backends: list[str]) -> list[Row]:
+    return run_learn(
+        backends, dim=settings.dim, quick=settings.quick, torchhd=settings.torchhd, progress=settings.progress
+    )
+
+
+def _learn_json(data: dict, rows: list[Row], settings: Settings) -> None:
+    add_to_json(data, rows, dim=settings.dim, quick=settings.quick)
+
+
 OPS = Section(
     "ops",
     (MODEL, LABEL, HOLOVEC, BASELINE, FLAGGED_RATIO, TORCHHD),
@@ -60,6 +100,7 @@ OPS = Section(
         f"({FLAG_RATIO_LATENCY}x for the single-call latency rows)",
     ),
     table_notes=lambda rows: _storage_line(rows) + _extra_lines(rows),
+    run=run_ops,
 )
 
 ENCODERS = Section(
@@ -67,6 +108,7 @@ ENCODERS = Section(
     (MODEL, LABEL.named("encoder"), HOLOVEC, BASELINE.named("NumPy baseline"), RATIO, PER_ITEM),
     title="encoders, backend: {backend}",
     intro=("encoders: time per call (best of the samples); baseline: hand-written vectorised NumPy",),
+    run=_encoders,
 )
 
 RETRIEVAL = Section(
@@ -77,9 +119,22 @@ RETRIEVAL = Section(
         f"retrieval: time per call (best of the samples); search is ItemStore.search(k={K}), "
         "next to the bare operation it is built on, on the same data",
     ),
+    run=_retrieval,
 )
 
+_SECTIONS = (
+    OPS,
+    ENCODERS,
+    RETRIEVAL,
+    replace(LEARN, run=_learn, add_json=_learn_json, needs=("sklearn",)),
+    canonical_order.SECTION,
+    search_engines.SECTION,
+    jax_eager.SECTION,
+    compiled.SECTION,
+    jax_sharded.SECTION,
+    dask_scaling.SECTION,
+)
 #: the sections in the order they run and print
-SECTIONS = {s.name: s for s in (OPS, ENCODERS, RETRIEVAL, LEARN)}
-#: the sections a run without --sections runs (learn, minutes long, only when asked for)
+SECTIONS = {s.name: s for s in _SECTIONS}
+#: the sections a run without --sections runs (the others take minutes, or time one idea)
 DEFAULT_SECTIONS = ("ops", "encoders", "retrieval")

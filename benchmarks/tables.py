@@ -12,6 +12,7 @@ import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .columns import Column
 from .rows import Row
@@ -28,13 +29,22 @@ def _no_notes(rows: list[Row]) -> list[str]:
 
 @dataclass(frozen=True)
 class Section:
-    name: str  #: "ops", "encoders" or "retrieval": the rows' ``section``
+    """One section of ``python -m benchmarks``: how its rows are made and shown."""
+
+    name: str  #: "ops", "encoders", ...: the rows' ``section`` and the ``--sections`` name
     columns: tuple[Column, ...]
     title: str  #: each backend's table's title, with ``{backend}``
     intro: tuple[str, ...] = ()  #: lines above the tables
     legend: tuple[str, ...] = ()  #: lines below the tables (before the notes of the rows)
     #: lines under one backend's table (text: wrapped at ``WIDTH``, never at ``GLUE``)
     table_notes: Callable[[list[Row]], list[str]] = _no_notes
+    #: ``run(settings, backends) -> rows`` (a ``sizes.Settings``); None: a section only read
+    run: Callable[[Any, list[str]], list[Row]] | None = None
+    backends: tuple[str, ...] = ("numpy",)  #: where it runs when --backend is not given
+    supports: tuple[str, ...] = ("numpy", "torch", "jax")  #: the backends it can run on
+    #: ``add_json(data, rows, settings)``: what the section adds to the run's JSON
+    add_json: Callable[[dict, list[Row], Any], None] | None = None
+    needs: tuple[str, ...] = ()  #: packages it cannot run without (checked with the options)
 
 
 def _by_backend(rows: Iterable[Row]) -> dict[str, list[Row]]:

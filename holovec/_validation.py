@@ -13,6 +13,10 @@ from typing import Any
 
 import numpy as np
 
+#: array types whose operators differ from NumPy's (``*`` is a matrix product, masked
+#: elements are skipped), refused rather than converted into a different answer
+REFUSED_ARRAY_TYPES = (np.matrix, np.ma.MaskedArray)
+
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .backends import Backend
-from .models import VSAModel, model_class, model_names
+from .models import VSAModel, build_model, model_class, model_names
 
 
 class VSA:
@@ -64,8 +64,8 @@ class VSA:
         :class:`~holovec.models.AllocationError` (a ``MemoryError`` and a ``ValueError``)
         at once, with the bytes needed, instead of allocating until it fails.
         """
-        cls = model_class(model)
-        return cls(dim, backend, seed=seed, device=device, dtype=dtype, **options)
+        # the registered class, or the variant an option selects (BSC's packed=True)
+        return build_model(model_class(model), dim, backend, seed=seed, device=device, dtype=dtype, **options)
 
     @staticmethod
     def available_models() -> list[str]:

@@ -163,7 +163,7 @@ def check_no_score_matrix() -> str:
     import numpy as np
 
     from holovec import VSA
-    from holovec.backends import _jax_sharded
+    from holovec.backends.kernels import jax_sharded
     from holovec.retrieval import search, shard_rows
     from holovec.retrieval._refine import _first_candidates
 
@@ -175,8 +175,8 @@ def check_no_score_matrix() -> str:
     book = shard_rows(model.asarray(items))
     q = model.asarray(queries)
     search(model, q, book, 5)
-    program = next(reversed(_jax_sharded._programs.values()))
-    text = _compiled_text(program, _jax_sharded.replicated(q, book.sharding.mesh), book)
+    program = next(reversed(jax_sharded._programs.values()))
+    text = _compiled_text(program, jax_sharded.replicated(q, book.sharding.mesh), book)
     gathers = re.findall(r"= (\w+\[[\d,]*\])[^\n]*? all-gather\(", text)
     assert gathers, "no all-gather in the compiled program"
     # every device sends its 10 queries' candidates: the top 5 and the few more that the
@@ -191,24 +191,24 @@ def check_no_score_matrix() -> str:
 
 def check_compiled_once() -> str:
     from holovec import VSA
-    from holovec.backends import _jax_sharded
+    from holovec.backends.kernels import jax_sharded
     from holovec.retrieval import search, shard_rows
 
     _, items, queries = _data("MAP", 16)
     model = VSA.create("MAP", dim=16, backend="jax")
     book = shard_rows(model.asarray(items))
     q = model.asarray(queries)
-    _jax_sharded._programs.clear()
+    jax_sharded._programs.clear()
     search(model, q, book, 3)
-    before = len(_jax_sharded._programs)
-    program = next(reversed(_jax_sharded._programs.values()))
+    before = len(jax_sharded._programs)
+    program = next(reversed(jax_sharded._programs.values()))
     misses = program._cache_size()
     for _ in range(3):
         search(model, q, book, 3)
-    assert len(_jax_sharded._programs) == before, "a new program for the same search"
+    assert len(jax_sharded._programs) == before, "a new program for the same search"
     assert program._cache_size() == misses, "the program was compiled again"
     search(model, q, book, 4)  # another k: another program
-    assert len(_jax_sharded._programs) == before + 1
+    assert len(jax_sharded._programs) == before + 1
     return "one program per (shapes, k, mesh)"
 
 
@@ -277,7 +277,7 @@ def _replicated_over_all(x: Any) -> Any:
 
 def check_replicated_codebook() -> str:
     """A codebook (and queries) replicated over the 4 devices: searched as the copy on the
-    model's device (issue 20, item 13: XLA's "incompatible devices" before)."""
+    model's device (XLA raised "incompatible devices" before)."""
     import jax
 
     from holovec import VSA
@@ -310,7 +310,7 @@ def check_replicated_codebook() -> str:
 
 def check_cleanup_on_devices() -> str:
     """cleanup (hard and soft) against a codebook sharded by rows or replicated equals
-    cleanup against the same codebook on one device (issue 20, item 13)."""
+    cleanup against the same codebook on one device."""
     import jax
     import numpy as np
 

@@ -9,7 +9,6 @@ the CPU too. NumPy and Dask tests run on the CPU either way."""
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import os
 import re
 
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 
 from holovec import VSA
+from holovec.testing import ANY_MODEL_DIM, model_variants
 
 BACKENDS = ["numpy", "torch", "jax"]
 
@@ -54,24 +54,12 @@ def device_for(backend: str) -> str:
 
 
 CORE_MODELS = ["FHRR", "MAP", "BSC"]
-
-
-def model_variants(classes: dict[str, type]) -> list[tuple[str, dict]]:
-    """``(name, options)`` of every model class given (name -> class) with its default
-    options, plus each boolean option flipped."""
-    out = []
-    for name, cls in classes.items():
-        out.append((name, {}))
-        for option in cls.option_names:
-            default = inspect.signature(cls.__init__).parameters.get(option)
-            if default is not None and isinstance(default.default, bool):
-                out.append((name, {option: not default.default}))
-    return out
-
-
-def variant_id(variant: tuple[str, dict]) -> str:
-    name, options = variant
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
+#: the models whose every check also runs on JAX: JAX compiles each new shape and model
+#: (about 8 s a model for the whole suite), and the other models' JAX kernels are compared
+#: with NumPy op by op (tests/test_device_paths.py, tests/test_jax_eager.py)
+JAX_CONFORMANCE_MODELS = ("FHRR", "MAP", "BSC", "HRR")
+#: the dimension of the conformance suite: every variant accepts it (see ANY_MODEL_DIM)
+CONFORMANCE_DIM = ANY_MODEL_DIM
 
 
 def backend_param(name: str):
@@ -84,6 +72,28 @@ def backend_param(name: str):
 @pytest.fixture(params=[backend_param(b) for b in BACKENDS])
 def backend(request) -> str:
     return request.param
+
+
+def conformance_params() -> list:
+    """``(variant, backend)`` of the conformance suite: every registered model and variant
+    on NumPy and torch, the core models on JAX too."""
+    out = []
+    for backend in BACKENDS:
+        for variant in model_variants():
+            if backend == "jax" and (variant.options or variant.name not in JAX_CONFORMANCE_MODELS):
+                continue
+            installed = importlib.util.find_spec(backend) is not None
+            marks = () if installed else pytest.mark.skip(reason=f"{backend} not installed")
+            out.append(pytest.param((variant, backend), id=f"{variant.id}-{backend}", marks=marks))
+    return out
+
+
+@pytest.fixture(params=conformance_params())
+def conformance_model(request):
+    """Each registered model and variant, on each backend (see :func:`conformance_params`),
+    at :data:`CONFORMANCE_DIM`, seeded: the model the conformance checks take."""
+    variant, backend = request.param
+    return variant.create(CONFORMANCE_DIM, backend=backend, device=device_for(backend), seed=1)
 
 
 @pytest.fixture(params=CORE_MODELS)

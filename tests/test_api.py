@@ -1,5 +1,6 @@
-"""The public API of DESIGN.md: creating models, their properties, native vector types,
-dtype and device options, conversion between backends, and a light ``import holovec``."""
+"""The public API of the design page (docs/design.rst): creating models, their properties,
+native vector types, dtype and device options, conversion between backends, and a light
+``import holovec``."""
 
 from __future__ import annotations
 
@@ -261,7 +262,7 @@ def test_every_encoder_has_a_short_repr_of_its_model_and_parameters():
         E.ImageEncoder: E.ImageEncoder(bits, (4, 4), seed=1),
         E.NGramEncoder: E.NGramEncoder(bits, 2, list("abc"), seed=1),
         E.PositionBindingEncoder: E.PositionBindingEncoder(bits, method="bind", seed=1),
-        E.TrajectoryEncoder: E.TrajectoryEncoder(fhrr, 2, value_range=(0, 5), seed=1),
+        E.TrajectoryEncoder: E.TrajectoryEncoder(fhrr, 2, min_val=0, max_val=5, seed=1),
         E.SinusoidEncoder: E.SinusoidEncoder(fhrr, 4, seed=1),
         E.VectorEncoder: E.VectorEncoder(fhrr, 3, bandwidth=2.0, seed=1),
         E.GraphEncoder: E.GraphEncoder(bits, directed=True, seed=1),
@@ -278,12 +279,12 @@ def test_every_encoder_has_a_short_repr_of_its_model_and_parameters():
     assert repr(made[E.FractionalPowerEncoder]) == (
         f"FractionalPowerEncoder({fhrr!r}, min_val=0, max_val=10, bandwidth=4, seed=1)"
     )
-    assert "dims=2, min_val=[0, 0], max_val=[1, 1]" in repr(made[E.VectorFPE])
+    assert "n_features=2, min_val=[0, 0], max_val=[1, 1]" in repr(made[E.VectorFPE])
     assert "period=3" in shown[E.PeriodicAngleEncoder] and "moduli=(5, 7)" in shown[E.ResidueEncoder]
     assert "levels=10, clip=True" in repr(made[E.ThermometerEncoder])
     assert "symbols=SymbolCodebook(3 labels)" in repr(made[E.NGramEncoder])
     assert "method='bind'" in repr(made[E.PositionBindingEncoder])
-    assert "n_dimensions=2, value_range=[(0, 5), (0, 5)]" in repr(made[E.TrajectoryEncoder])
+    assert "n_features=2, min_val=[0, 0], max_val=[5, 5]" in repr(made[E.TrajectoryEncoder])
     assert "n_features=3, bandwidth=2" in repr(made[E.VectorEncoder])
     assert "directed=True" in repr(made[E.GraphEncoder])
     # the tables that a default of None makes are the encoder's seed: left out; given ones shown
@@ -336,7 +337,7 @@ def test_vectors_are_native_arrays(make_model, model_name, backend):
 
 
 def test_similarity_of_two_vectors_is_0d_array(make_model, model_name, backend):
-    """DESIGN.md: "a scalar for two vectors (a 0-d array of the backend ...)"."""
+    """The design page: "a scalar for two vectors (a 0-d array of the backend ...)"."""
     model = make_model(model_name, dim=D)
     sim = model.similarity(model.random(seed=1), model.random(seed=2))
     assert_native(backend, sim, "similarity")

@@ -117,3 +117,44 @@ def test_torch_hamming_falls_back_to_float_products(monkeypatch):
 
 def test_map_chunks_keeps_order(be):
     assert be.map_chunks(lambda c: c * c, range(7)) == [c * c for c in range(7)]
+
+
+# -- the layers: adapters, numerics, kernels --------------------------------------------------
+
+
+def test_a_backend_is_its_adapter_with_the_kernels_mixed_in(be):
+    from holovec.backends.base import Backend
+    from holovec.backends.kernels import Kernels
+    from holovec.backends.ops import ArrayOps
+
+    assert isinstance(be, Backend) and isinstance(be, Kernels) and isinstance(be, ArrayOps)
+    kernels = type(be).__mro__[1]  # the framework's kernels come first, then the adapter's base
+    assert kernels.__module__ == f"holovec.backends.kernels.{be.name}_kernels"
+    assert issubclass(kernels, Kernels) and type(be).__mro__[2] is Backend
+    for name in ("hamming_top_k", "top_k", "merge_top_k", "pack_bits", "draw_path", "row_blocked_matmul"):
+        assert callable(getattr(be, name))
+
+
+def test_numpy_philox_words_moved_to_the_kernels_with_a_deprecated_alias():
+    from holovec.backends import numpy_backend
+    from holovec.backends.kernels.draws import numpy_philox_words
+
+    with pytest.warns(DeprecationWarning, match="deprecated since 0.2, use holovec.backends.kernels.draws"):
+        old = numpy_backend.numpy_philox_words
+    assert old is numpy_philox_words
+    np.testing.assert_array_equal(
+        old(7, (0, 1, 2), 2), np.random.Philox(counter=[0, 1, 2, 0], key=[7, 0]).random_raw(8).view(np.uint32)
+    )
+
+
+def test_random_exports_only_its_checked_functions():
+    import holovec.random as hv_random
+
+    assert sorted(hv_random.__all__) == ["Purpose", "check_seed", "fold_in", "fresh_seed"]
+    from holovec.random.philox import Words, address_words, random_words  # holovec's own, by path
+    from holovec.random.samplers import random_bits
+
+    assert hv_random.random_words is random_words and hv_random.random_bits is random_bits
+    assert hv_random.Words is Words and hv_random.address_words is address_words
+    with pytest.raises(TypeError, match="seed must be a non-negative int"):
+        hv_random.check_seed(1.5)

@@ -130,71 +130,108 @@ def test_compare_matches_rows_of_two_runs(quick_run):
     assert "1.00x" in text and " !" not in text and "only before" not in text
 
 
-def test_results_of_format_1_are_read_with_their_numbers():
-    """Runs saved before one row type (format 1) are converted, numbers kept; their search
-    rows get back the bare operation's name that the timing had been written over."""
-    from benchmarks.results import upgrade
+def test_results_of_another_format_are_refused(tmp_path):
+    """Only this format (2) is read; anything else says what it found and what it expects."""
+    from benchmarks.results import load
 
-    timing = {"best": 0.5, "median": 0.6, "samples": 2, "calls_per_sample": 1}
-    old = {
-        "format": 1,
-        "settings": {"repeat": 5},
-        "machine": {"cpu": "x"},
-        "torchhd_note": None,
-        "rows": [
-            {"backend": "numpy", "model": "MAP", "operation": "bind", "label": "bind, 1,000 pairs"}
-            | {"latency": False, "ratio": 1.0, "flagged": False, "notes": [], "storage": {}, "extras": []}
-            | {"holovec": timing, "baseline": timing, "torchhd": None}
-        ],
-        "encoders": [
-            {"backend": "torch", "key": "fpe_decode", "model": "FHRR", "label": "FPE decode, 100 vectors"}
-            | {
-                "items": 100,
-                "item": "vector",
-                "ratio": None,
-                "notes": [],
-                "holovec": timing,
-                "baseline": None,
-            }
-        ],
-        "retrieval": [
-            {"backend": b, "model": m, "label": "top-10, 1,000 queries x 100,000 items", "baseline": timing}
-            | {
-                "ratio": 1.0,
-                "peak_bytes": {"holovec": 7, "baseline": 9},
-                "notes": [],
-                "info": [],
-                "holovec": timing,
-            }
-            for b, m in (("numpy", "BSC packed"), ("jax", "BSC"), ("numpy", "FHRR"))
-        ],
-        "elapsed_s": 3.0,
-    }
-    new = upgrade(old)
-    assert new["format"] == 2 and new["machine"] == {"cpu": "x"} and new["elapsed_s"] == 3.0
-    ops, encoder, *search = new["rows"]
-    assert (ops["section"], ops["key"], ops["times"]) == (
-        "ops",
-        "bind",
-        {"holovec": timing, "baseline": timing, "torchhd": None},
+    path = tmp_path / "old.json"
+    path.write_text('{"format": 1, "rows": []}')
+    with pytest.raises(ValueError, match="benchmark results of format 1: expected 2"):
+        load(path)
+
+
+#: the sections that study one idea each, with what their rows must time
+STUDIES = {
+    "canonical-order": {"holovec", "fast", "baseline"},
+    "search-engines": {"holovec", "baseline"},
+    "jax-eager": {"holovec", "baseline"},
+    "compiled": {"holovec", "baseline"},
+    "jax-sharded": {"holovec", "one", "baseline"},
+    "dask-scaling": {"holovec", "baseline"},
+}
+
+
+@pytest.fixture(scope="module")
+def studies_run(tmp_path_factory):
+    """(printed text, JSON) of one tiny run of every study section, of MAP and HRR only;
+    torch.compile is replaced by the function itself (compiling takes a minute here; the rows
+    stay the same)."""
+    for package in ("jax", "torch", "dask", "distributed"):
+        pytest.importorskip(package)
+    import torch
+
+    path = tmp_path_factory.mktemp("studies") / "results.json"
+    argv = ["--quick", "--dim", "256", "--repeat", "1", "--budget", "0", "--quiet", "--no-torchhd"]
+    argv += ["--sections", ",".join(STUDIES), "--backend", "numpy,jax,torch,dask", "--json", str(path)]
+    argv += ["--models", "MAP,HRR"]  # of the models each section times, these only (a smoke run)
+    out, compile_ = io.StringIO(), torch.compile
+    torch.compile = lambda fn, **options: fn
+    try:
+        assert main(argv, out=out) == 0
+    finally:
+        torch.compile = compile_
+    return out.getvalue(), json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("section", list(STUDIES))
+def test_each_study_section_times_holovec_against_its_baseline(studies_run, section):
+    """Every study section goes through the same rows and tables: holovec's time next to
+    the hand-written one (and its own further sides), each result checked once."""
+    text, data = studies_run
+    rows = [r for r in data["rows"] if r["section"] == section]
+    assert rows, section
+    for r in rows:
+        timed = {side for side, t in r["times"].items() if t}
+        assert STUDIES[section] <= timed, (r["label"], timed)
+        assert all(r["times"][side]["best"] > 0 for side in timed)
+        assert r["notes"] == [], (r["label"], r["notes"])  # every side finds what holovec finds
+        assert r["label"] in text
+    assert f"{section}:" in text
+
+
+def test_study_sections_print_their_peers(studies_run):
+    text, data = studies_run
+    rows = data["rows"]
+    compiled = [r for r in rows if r["section"] == "compiled" and r["backend"] == "torch"]
+    assert compiled and all(r["times"]["holovec_compiled"] for r in compiled)
+    assert {r["backend"] for r in rows if r["section"] == "compiled"} == {"jax", "torch"}
+    engines = [r for r in rows if r["section"] == "search-engines"]
+    assert any(r["label"] == "packed BSC ItemStore, before (dense path)" for r in engines)
+    assert "popcount limit (estimate)" in text and "fastest other engine" in text
+    if importlib.util.find_spec("numba") is not None:
+        assert "numba fused kernel, 1 thread(s):" in text
+    assert "dask x1" in text and "Dask/NumPy" in text  # the ratio Dask / NumPy
+    assert "sharded/one device" in text and "goal" in text
+
+
+def test_learn_section_scores_every_data_set(tmp_path):
+    """The learn section (tiny: one split, D=256, NumPy): every learner's score and fit time
+    on each data set, in its table and in the JSON (with the section's settings)."""
+    pytest.importorskip("sklearn")
+    path, out = tmp_path / "learn.json", io.StringIO()
+    argv = ["--sections", "learn", "--quick", "--dim", "256", "--backend", "numpy", "--no-torchhd"]
+    assert main([*argv, "--quiet", "--json", str(path)], out=out) == 0
+    text, data = out.getvalue(), json.loads(path.read_text())
+    learn = [r for r in data["rows"] if r["section"] == "learn"]
+    assert {r["dataset"] for r in learn} == {"digits", "wine", "breast cancer", "diabetes"}
+    for r in learn:
+        assert 0 < r["times"][r["side"]]["best"] and r["scores"][r["side"]]["splits"], r["label"]
+        assert r["label"] in text
+    assert "learn, backend: numpy" in text and data["settings"]["learn"]["splits_random_state"] == [0]
+
+
+@pytest.mark.filterwarnings("ignore:'benchmarks.canonical_order' found in sys.modules:RuntimeWarning")
+def test_old_module_spelling_runs_its_section(monkeypatch, capsys):
+    """``python -m benchmarks.canonical_order --quick`` is ``--sections canonical-order``."""
+    import runpy
+
+    monkeypatch.setattr(
+        sys, "argv", ["canonical_order", "--quick", "--repeat", "1", "--budget", "0", "--quiet"]
     )
-    assert (encoder["key"], encoder["items"], encoder["item"]) == ("fpe_decode", 100, "vector")
-    assert encoder["times"] == {"holovec": timing, "baseline": None}
-    assert [r["baseline_name"] for r in search] == ["XOR/popcount", "+-1 float32 matmul", "real matmul"]
-    assert {r["key"] for r in search} == {"search-1000x100000"}
-    assert all(r["times"] == {"holovec": timing, "baseline": timing} for r in search)
-    assert search[0]["peak_bytes"] == {"holovec": 7, "baseline": 9}
-
-
-def test_canonical_order_benchmark_quick_run(capsys):
-    """The cost of the canonical order is printed for every case, next to its baselines."""
-    from benchmarks import canonical_order
-
-    canonical_order.main(["--quick", "--repeats", "1"])
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert "fast only" in lines[0] and "hand-written" in lines[0]
-    assert len(lines) == 1 + len(canonical_order.QUICK)
-    assert all(line.rstrip().endswith("x") for line in lines[1:])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("benchmarks.canonical_order", run_name="__main__")
+    assert done.value.code == 0
+    assert "canonical order of a search, backend: numpy" in capsys.readouterr().out
 
 
 # -- bad options: a one-line usage error and exit status 2, before anything is measured ------
@@ -245,10 +282,24 @@ def _unwritable_file(folder: Path) -> Path:
         (["--dim", "7", "--models", "VTB"], "VTB needs dim to be a perfect square"),
         (["--dim", "10", "--models", "GHRR", "--sections", "ops"], "(or leave GHRR out of --models)"),
         (["--dim", "4", "--models", "MAP"], "100 levels need at least 99 elements"),
-        (["--backend", "cupy"], "argument --backend: unknown backend 'cupy': numpy, torch, jax or all"),
+        (["--backend", "cupy"], "argument --backend: unknown backend 'cupy': numpy, torch, jax, dask or all"),
         (["--backend", ","], "argument --backend: expected a comma-separated list, got ','"),
         (["--models", "FHRR,XYZ"], "argument --models: unknown model 'XYZ'; available: BSC, BSC-packed"),
         (["--sections", "ops,foo"], "argument --sections: unknown section 'foo'"),
+        (
+            ["--sections", "canonical-order", "--repeat", "0"],
+            "--repeat: expected a whole number of at least 1",
+        ),
+        (["--sections", "dask-scaling", "--repeat", "nan"], "at least 1, got 'nan'"),
+        (
+            ["--sections", "search-engines", "--dim", "-1"],
+            "--dim: expected a whole number of at least 1, got -1",
+        ),
+        (["--sections", "search-engines", "--budget", "inf"], "--budget: expected a finite number"),
+        (
+            ["--sections", "compiled", "--backend", "cupy"],
+            "unknown backend 'cupy': numpy, torch, jax, dask or all",
+        ),
         (["--json"], "argument --json: expected one argument"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
         (["--device", "tpu"], "argument --device: expected cpu, cuda or cuda:N (a GPU's index), got 'tpu'"),
@@ -284,7 +335,7 @@ def test_json_path_is_checked_before_the_run(capsys, tmp_path, monkeypatch):
 def test_uninstalled_backend_or_package_is_a_usage_error(capsys, monkeypatch):
     import importlib.util
 
-    from benchmarks import cli, jax_eager
+    from benchmarks import cli
 
     monkeypatch.setattr(cli, "available_backends", lambda: ["numpy"])
     message = _usage_error(capsys, cli.parse_args, ["--backend", "numpy,jax"])
@@ -293,46 +344,21 @@ def test_uninstalled_backend_or_package_is_a_usage_error(capsys, monkeypatch):
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "jax" else find_spec(name, *a)
     )
-    assert _usage_error(capsys, jax_eager.main, []).endswith(
-        "this benchmark needs jax, which is not installed"
+    assert _usage_error(capsys, cli.parse_args, ["--sections", "jax-eager"]).endswith(
+        "--sections jax-eager needs jax, which is not installed"
     )
 
 
-def test_bad_options_of_each_benchmark_module(capsys, tmp_path, monkeypatch):
-    from benchmarks import (
-        canonical_order,
-        compare,
-        compiled,
-        dask_scaling,
-        jax_sharded,
-        legacy,
-        search_engines,
-    )
+def test_bad_options_of_compare(capsys, tmp_path, monkeypatch):
+    from benchmarks import compare
 
-    for module, work in [
-        (canonical_order, "best_time"),
-        (dask_scaling, "run"),
-        (jax_sharded, "run_case"),
-        (search_engines, "memory_bandwidth"),
-        (compare, "compare"),
-    ]:
-        monkeypatch.setattr(module, work, _must_not_run)
-    monkeypatch.setenv("XLA_FLAGS", "")  # jax_sharded sets it once its options are read
-    at_least_1 = "expected a whole number of at least 1, got"
-    assert f"--repeats: {at_least_1} 0" in _usage_error(capsys, canonical_order.main, ["--repeats", "0"])
-    assert f"--repeat: {at_least_1} 'nan'" in _usage_error(capsys, dask_scaling.main, ["--repeat", "nan"])
-    assert f"--devices: {at_least_1} 0" in _usage_error(capsys, jax_sharded.main, ["--devices", "0"])
-    assert f"--repeats: {at_least_1} -1" in _usage_error(capsys, jax_sharded.main, ["--repeats", "-1"])
-    assert "invalid choice: 'numpy'" in _usage_error(capsys, compiled.main, ["--only", "numpy"])
-    search = search_engines.main
-    assert f"--items: {at_least_1} 'abc'" in _usage_error(capsys, search, ["--items", "10,abc"])
-    assert f"--queries: {at_least_1} 0" in _usage_error(capsys, search, ["--queries", "0"])
-    assert "--budget: expected a finite number" in _usage_error(capsys, search, ["--budget", "inf"])
-    assert f"--dim: {at_least_1} -1" in _usage_error(capsys, search, ["--dim", "-1"])
-    # the files of compare and legacy: there, regular, readable, a run's JSON
+    monkeypatch.setattr(compare, "compare", _must_not_run)
+    # the files of compare: there, regular, readable, a run's JSON
     (tmp_path / "text.json").write_text("not json")
     (tmp_path / "list.json").write_text("[]")
     (tmp_path / "no-rows.json").write_text('{"format": 2}')
+    old = tmp_path / "format-1.json"
+    old.write_text('{"format": 1, "rows": []}')
     missing = str(tmp_path / "nope.json")
     assert f"{missing!r} does not exist" in _usage_error(capsys, compare.main, [missing, missing])
     assert "is a folder; expected a file" in _usage_error(capsys, compare.main, [str(tmp_path)] * 2)
@@ -352,10 +378,7 @@ def test_bad_options_of_each_benchmark_module(capsys, tmp_path, monkeypatch):
         assert "--tolerance: expected a finite number of at least 0" in _usage_error(
             capsys, compare.main, argv
         )
-    assert "required: FILE.json" in _usage_error(capsys, legacy.main, [])
-    assert "is not the JSON of a benchmark run" in _usage_error(
-        capsys, legacy.main, [str(tmp_path / "text.json")]
-    )
+    assert "expected 2" in _usage_error(capsys, compare.main, [str(old), str(old)])
 
 
 def test_bad_option_fails_fast_without_a_framework(tmp_path):

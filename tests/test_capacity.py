@@ -1,4 +1,4 @@
-"""Capacity as published (DESIGN.md, invariant 6).
+"""Capacity as published (the design page, docs/design.rst, invariant 6).
 
 Schlegel, Neubert and Protzel (2022), "A comparison of vector symbolic architectures"
 (Artificial Intelligence Review 55), bundle capacity experiment: k = 15 items are bundled
@@ -48,6 +48,7 @@ def trials_for(backend: str) -> int:
     return 400 if backend == "numpy" else 120
 
 
+@pytest.mark.slow
 def test_bundle_capacity_at_published_dimension(make_model, model_name, backend):
     dim = PAPER_DIM[model_name]
     model = make_model(model_name, dim)
@@ -55,6 +56,7 @@ def test_bundle_capacity_at_published_dimension(make_model, model_name, backend)
     assert accuracy >= 0.97, f"{model_name} at dim {dim}: accuracy {accuracy:.3f}, published 0.99"
 
 
+@pytest.mark.slow
 def test_bundle_capacity_drops_at_a_third(make_model, model_name, backend):
     dim = PAPER_DIM[model_name] // 3
     model = make_model(model_name, dim)

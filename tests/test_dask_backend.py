@@ -145,7 +145,7 @@ def test_ops_are_lazy_and_equal_numpy(name):
 
 @pytest.mark.parametrize("name", ["FHRR", "BSC", "MAP", "BSDC"])
 def test_similarity_of_two_vectors_formats_like_a_float(name):
-    # DESIGN: a 0-d array of the backend that formats like a float; computed when formatted
+    # the design page: a 0-d array of the backend that formats like a float; computed when formatted
     model, ref = _pair(name)
     a, b = model.random(seed=1), model.random(seed=2)
     with dask.config.set(scheduler=_no_compute):
@@ -243,16 +243,16 @@ def test_search_more_than_the_items():
 
 def test_search_of_a_lazy_codebook_makes_no_score_matrix(monkeypatch):
     """Only k candidates per query leave each chunk: the merges see (n_q, k) arrays."""
-    from holovec.backends import _dask_search
+    from holovec.backends.kernels import dask_search
 
     seen = []
-    merge = _dask_search._merge
+    merge = dask_search._merge
 
     def spy(low, high, k):
         seen.append((low[0].shape, high[0].shape))
         return merge(low, high, k)
 
-    monkeypatch.setattr(_dask_search, "_merge", spy)
+    monkeypatch.setattr(dask_search, "_merge", spy)
     model, ref = _pair("MAP", dim=64)
     items = model.random(1000, seed=1).rechunk({0: 100})
     _, i = search(model, model.random(3, seed=2), items, k=4)
@@ -415,13 +415,13 @@ def test_cluster_random_and_search(cluster):
 def test_cluster_search_survives_a_killed_worker(cluster, tmp_path):
     from functools import partial
 
-    from holovec.retrieval.store import _search_part
+    from holovec.retrieval._index import search_part
 
     model, ref = _pair("MAP", dim=32)
     items = model.random(2000, seed=3).rechunk({0: 500})
     queries = ref.random(5, seed=4)
     marker = str(tmp_path / "killed")
-    part = partial(_kill_once, marker, partial(_search_part, model.block_model()))
+    part = partial(_kill_once, marker, partial(search_part, model.block_model()))
     s, i = model.backend.partitioned_search(part, model.asarray(queries), items, 6)
     assert os.path.exists(marker)  # a worker died during the search
     s0, i0 = search(ref, queries, ref.random(2000, seed=3), k=6)

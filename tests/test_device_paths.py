@@ -1,7 +1,7 @@
-"""Invariant 1 of DESIGN.md on every way a draw is made: the same seed gives NumPy's vectors
-whichever path a backend takes for a draw (``Backend.draw_path``: on the host and moved,
-one compiled program, or op by op), on each side of the rules' size thresholds, for
-every registered model, and whatever torch's thread count.
+"""Invariant 1 of the design page (docs/design.rst) on every way a draw is made: the same
+seed gives NumPy's vectors whichever path a backend takes for a draw (``Backend.draw_path``:
+on the host and moved, one compiled program, or op by op), on each side of the rules' size
+thresholds, for every registered model, and whatever torch's thread count.
 
 The rules for a GPU (small draws on the host; large ones on the device, torch's generator
 fused by ``torch.compile``, JAX's compiled) are exercised on the CPU by making the backends
@@ -17,10 +17,10 @@ from functools import partial
 import numpy as np
 import pytest
 
-from conftest import TEST_DEVICE, backend_param, device_for, model_variants, variant_id
+from conftest import TEST_DEVICE, backend_param, device_for
 from holovec import VSA
-from holovec.models import model_class
 from holovec.random import Purpose, random_words
+from holovec.testing import ModelVariant, model_variants
 
 DIM = 256  # a square (VTB), a multiple of 4 (GHRR m=2) and of 16 segments (BSDC-SEG)
 
@@ -31,9 +31,9 @@ WRAPPING_OPS = {"aten.lift_fresh.default", "aten.detach.default"}
 PATHS = {"torch": ["host", "eager"], "jax": ["host", "compiled", "eager"]}
 
 
-def variants() -> list[tuple[str, dict]]:
-    """Every registered model with its default options, plus each boolean option flipped."""
-    return model_variants({name: model_class(name) for name in VSA.available_models()})
+def variants() -> list[ModelVariant]:
+    """Every registered model and variant (:func:`holovec.testing.model_variants`)."""
+    return model_variants()
 
 
 def framework_paths() -> list:
@@ -80,7 +80,7 @@ def force_path(monkeypatch, model, path: str) -> list[int]:
 
 
 @pytest.mark.parametrize(("framework", "path"), framework_paths())
-@pytest.mark.parametrize("variant", variants(), ids=variant_id)
+@pytest.mark.parametrize("variant", variants(), ids=lambda v: v.id)
 def test_every_path_gives_numpy_draws(monkeypatch, variant, framework, path):
     name, options = variant
     want = draws(VSA.create(name, dim=DIM, backend="numpy", **options))
@@ -288,7 +288,7 @@ def torch_host_ops(monkeypatch):
     return torch_backend
 
 
-@pytest.mark.parametrize("variant", variants(), ids=variant_id)
+@pytest.mark.parametrize("variant", variants(), ids=lambda v: v.id)
 def test_torch_cpu_bundles_are_numpy_bundles(torch_host_ops, variant):
     name, options = variant
     numpy_model = VSA.create(name, dim=DIM, backend="numpy", seed=5, **options)

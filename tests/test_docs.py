@@ -31,6 +31,7 @@ PUBLIC_PACKAGES = (
     "holovec.retrieval",
     "holovec.backends",
     "holovec.random",
+    "holovec.testing",
     *(("holovec.learn",) if importlib.util.find_spec("sklearn") else ()),
 )
 

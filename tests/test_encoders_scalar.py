@@ -516,7 +516,7 @@ def test_repr_and_kernel_names():
     model = VSA.create("FHRR", dim=256, backend="numpy")
     fpe = FractionalPowerEncoder(model, 0.0, 1.0, kernel="Laplace", seed=3)
     assert fpe.kernel_name == "laplace" and "kernel='laplace'" in repr(fpe) and "seed=3" in repr(fpe)
-    assert "dims=2" in repr(VectorFPE(model, 2, 0.0, 1.0, seed=1))
+    assert "n_features=2" in repr(VectorFPE(model, 2, 0.0, 1.0, seed=1))
     assert "moduli=(5, 7)" in repr(ResidueEncoder(model, (5, 7), seed=1))
     assert "moduli" not in repr(ResidueEncoder(model, seed=1))  # the default is left out
     assert repr(FractionalPowerEncoder(model, 0, 10, bandwidth=4, seed=1)) == (

@@ -273,11 +273,11 @@ def test_ngram_options_and_errors():
     )
     with pytest.raises(ValueError, match="no 3-grams"):
         enc.encode("ab")
-    with pytest.raises(ValueError, match="mode"):
-        NGramEncoder(model, mode="bag")
+    with pytest.raises(ValueError, match="method"):
+        NGramEncoder(model, method="bag")
     with pytest.raises(ValueError, match="n must"):
         NGramEncoder(model, n=0)
-    chained = NGramEncoder(model, n=2, mode="chaining", seed=1)
+    chained = NGramEncoder(model, n=2, method="chaining", seed=1)
     assert abs(float(model.similarity(chained.encode("abcd"), chained.encode("cdab")))) < 0.4
 
 
@@ -287,7 +287,7 @@ def test_ngram_options_and_errors():
 @pytest.mark.parametrize("name", ["MAP", "FHRR", "BSC"])
 def test_trajectory_similarity_batches_and_errors(name):
     model = VSA.create(name, dim=4000, backend="numpy")
-    enc = TrajectoryEncoder(model, 2, value_range=(0, 10), seed=1)
+    enc = TrajectoryEncoder(model, 2, min_val=0, max_val=10, seed=1)
     assert enc.scalar_kind in ("fpe", "level")
     rng = np.random.default_rng(1)
     path = rng.uniform(1, 9, (12, 2))
@@ -295,7 +295,7 @@ def test_trajectory_similarity_batches_and_errors(name):
     assert float(model.similarity(a, near)) > 0.9 and float(model.similarity(a, far)) < 0.9
     batch = enc.encode(np.stack([path, path + 0.1]))
     assert close(model, batch, model.xp.stack([a, near]), tol=1e-4)
-    timed = TrajectoryEncoder(model, 2, value_range=(0, 10), time_range=(0, 20), seed=1)
+    timed = TrajectoryEncoder(model, 2, min_val=0, max_val=10, time_range=(0, 20), seed=1)
     t = np.arange(12.0)
     shifted = float(model.similarity(timed.encode(path, times=t), timed.encode(path, times=t + 0.2)))
     assert shifted > float(model.similarity(timed.encode(path, times=t), timed.encode(path[::-1], times=t)))
@@ -311,7 +311,7 @@ def test_trajectory_similarity_batches_and_errors(name):
 
 def test_trajectory_level_codes_serve_every_model():
     model = VSA.create("BSDC-SEG", dim=1024, backend="numpy")
-    enc = TrajectoryEncoder(model, 1, value_range=(0, 1), scalar="level", seed=3)
+    enc = TrajectoryEncoder(model, 1, min_val=0, max_val=1, method="level", seed=3)
     assert enc.scalar_kind == "level"
     x = np.linspace(0, 1, 6)
     assert float(model.similarity(enc.encode(x), enc.encode(x + 0.01 * (x < 0.99)))) > 0.6

@@ -1,5 +1,5 @@
-"""Invariant 4 of DESIGN.md: every bad input raises ``ValueError`` or ``TypeError`` at the
-public call, with a message that names what was wrong and what is expected.
+"""Invariant 4 of the design page (docs/design.rst): every bad input raises ``ValueError`` or
+``TypeError`` at the public call, with a message that names what was wrong and what is expected.
 
 Every check goes through :func:`clear_error`, which on top of ``pytest.raises(match=...)``
 asserts that the exception is exactly ``ValueError``/``TypeError`` (not a framework's own

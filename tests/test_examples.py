@@ -4,13 +4,8 @@ import runpy
 import sys
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import pytest
-
-matplotlib.use("Agg")  # the tutorials draw figures: no window, whatever MPLBACKEND says
-
-import matplotlib.pyplot as plt  # after choosing the backend
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -27,10 +22,22 @@ def test_quickstart_answers(model, backend, capsys, monkeypatch):
     assert "What is the dollar of Mexico?  -> Peso" in out
 
 
+def pyplot():
+    """matplotlib's pyplot drawing off screen: the tutorials draw figures. matplotlib comes
+    with the docs extra (CI's requirements-test.txt installs it); without it the tutorials'
+    tests skip."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")  # no window, whatever MPLBACKEND says; before pyplot is imported
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def run_example(name: str, capsys, monkeypatch) -> tuple[dict, str]:
     """Run ``examples/<name>.py`` as the gallery does (``__main__``, no arguments, on the
     default NumPy backend whatever ``HOLOVEC_BACKEND`` says): its global names and what
     it printed."""
+    plt = pyplot()
     monkeypatch.setattr(sys, "argv", [f"{name}.py"])
     monkeypatch.delenv("HOLOVEC_BACKEND", raising=False)
     try:

@@ -11,7 +11,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_hardening_retrieval import npy_bytes, zip_bytes
+from test_retrieval_edge_cases import npy_bytes, zip_bytes
 
 from holovec._format import metadata_checksum, read_archive, write_archive
 

@@ -1,4 +1,4 @@
-"""The accelerator's exact Hamming search (holovec/backends/_int8_search.py): packed bits
+"""The accelerator's exact Hamming search (holovec/backends/int8_search.py): packed bits
 unpacked per chunk into +-1 int8, an int8 product with int32 accumulation, top-k per chunk
 on unique keys. It serves torch and JAX off the CPU; here it runs on the CPU (torch._int_mm
 and JAX's int8 products run there too) and must equal the host kernel bit for bit, ties
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from conftest import device_for
-from holovec.backends import _int8_search, _packed, get_backend
+from holovec.backends import get_backend
+from holovec.backends.kernels import int8_search, packed_search
 
 CASES = [
     # (n_bits, n_queries, n_items, k, chunk rows)
@@ -37,20 +38,20 @@ def test_equals_the_host_kernel(monkeypatch, framework, n_bits, n_q, n, k, chunk
     queries, items = _packed_bits(rng, n_q, n_bits), _packed_bits(rng, n, n_bits)
     items[::4] = items[1]  # equal items: equal distances, ordered by index
     queries[0] = items[1]  # a query with many items at distance 0
-    expected = _packed.hamming_top_k(queries, items, k)
-    monkeypatch.setattr(_int8_search, "CHUNK_ROWS", chunk)
+    expected = packed_search.hamming_top_k(queries, items, k)
+    monkeypatch.setattr(int8_search, "CHUNK_ROWS", chunk)
     if framework == "torch":
         torch = pytest.importorskip("torch")
-        d, i = _int8_search.torch_hamming_top_k(torch.from_numpy(queries), torch.from_numpy(items), k)
+        d, i = int8_search.torch_hamming_top_k(torch.from_numpy(queries), torch.from_numpy(items), k)
         assert d.dtype == torch.int32 and i.dtype == torch.int64
     else:
         jnp = pytest.importorskip("jax.numpy")
-        if k > _int8_search.chunk_rows(8 * queries.shape[1], n):
+        if k > int8_search.chunk_rows(8 * queries.shape[1], n):
             with pytest.raises(ValueError, match="more than"):
-                _int8_search.jax_hamming_top_k(jnp.asarray(queries), jnp.asarray(items), k)
+                int8_search.jax_hamming_top_k(jnp.asarray(queries), jnp.asarray(items), k)
             return
-        monkeypatch.setattr(_int8_search, "_JAX_PROGRAM", None)  # compiled for this chunk size
-        d, i = _int8_search.jax_hamming_top_k(jnp.asarray(queries), jnp.asarray(items), k)
+        monkeypatch.setattr(int8_search, "_JAX_PROGRAM", None)  # compiled for this chunk size
+        d, i = int8_search.jax_hamming_top_k(jnp.asarray(queries), jnp.asarray(items), k)
     np.testing.assert_array_equal(np.asarray(d), expected[0])
     np.testing.assert_array_equal(np.asarray(i), expected[1])
 
@@ -58,26 +59,26 @@ def test_equals_the_host_kernel(monkeypatch, framework, n_bits, n_q, n, k, chunk
 def test_chunks_bound_the_memory_of_many_queries(monkeypatch):
     """Many queries make chunks of fewer items (the scores of one chunk stay within
     CHUNK_BYTES), and the result is unchanged."""
-    assert _int8_search.chunk_rows(10_240, 10**6, 20_000) * 20_000 * 32 <= _int8_search.CHUNK_BYTES
-    assert _int8_search.chunk_rows(10_240, 10**6, 20_000) % 8 == 0
-    monkeypatch.setattr(_int8_search, "CHUNK_BYTES", 32 * 40 * 16)  # 40 queries: 16 items a chunk
+    assert int8_search.chunk_rows(10_240, 10**6, 20_000) * 20_000 * 32 <= int8_search.CHUNK_BYTES
+    assert int8_search.chunk_rows(10_240, 10**6, 20_000) % 8 == 0
+    monkeypatch.setattr(int8_search, "CHUNK_BYTES", 32 * 40 * 16)  # 40 queries: 16 items a chunk
     rng = np.random.default_rng(9)
     queries, items = _packed_bits(rng, 40, 300), _packed_bits(rng, 100, 300)
-    assert _int8_search.chunk_rows(8 * queries.shape[1], 100, 40) == 16
-    expected = _packed.hamming_top_k(queries, items, 5)
+    assert int8_search.chunk_rows(8 * queries.shape[1], 100, 40) == 16
+    expected = packed_search.hamming_top_k(queries, items, 5)
     torch = pytest.importorskip("torch")
-    d, i = _int8_search.torch_hamming_top_k(torch.from_numpy(queries), torch.from_numpy(items), 5)
+    d, i = int8_search.torch_hamming_top_k(torch.from_numpy(queries), torch.from_numpy(items), 5)
     np.testing.assert_array_equal(d.numpy(), expected[0])
     np.testing.assert_array_equal(i.numpy(), expected[1])
 
 
 def test_chunks_leave_room_for_the_keys():
-    assert _int8_search.chunk_rows(10_240, 10**6) == _int8_search.CHUNK_ROWS
-    assert _int8_search.chunk_rows(10_240, 100) == 100
-    wide = _int8_search.chunk_rows(2**20, 10**6)  # a million bits: fewer items per chunk
-    assert (2**20 + 1) << _int8_search.key_shift(2**20, wide) < 2**31
+    assert int8_search.chunk_rows(10_240, 10**6) == int8_search.CHUNK_ROWS
+    assert int8_search.chunk_rows(10_240, 100) == 100
+    wide = int8_search.chunk_rows(2**20, 10**6)  # a million bits: fewer items per chunk
+    assert (2**20 + 1) << int8_search.key_shift(2**20, wide) < 2**31
     with pytest.raises(ValueError, match="no room"):
-        _int8_search.key_shift(2**20, 2**12)
+        int8_search.key_shift(2**20, 2**12)
 
 
 def test_jax_search_inside_jit():
@@ -88,7 +89,7 @@ def test_jax_search_inside_jit():
     backend = get_backend("jax", device="cpu")
     rng = np.random.default_rng(3)
     queries, items = _packed_bits(rng, 4, 200), _packed_bits(rng, 90, 200)
-    expected = _packed.hamming_top_k(queries, items, 6)
+    expected = packed_search.hamming_top_k(queries, items, 6)
     traced = jax.jit(lambda q, b: backend.hamming_top_k(q, b, 200, 6))
     d, i = traced(backend.from_numpy(queries), backend.from_numpy(items))
     np.testing.assert_array_equal(np.asarray(d), expected[0])
@@ -106,7 +107,7 @@ def test_backend_search_on_the_test_device(framework):
     rng = np.random.default_rng(5)
     queries, items = _packed_bits(rng, 20, 1000), _packed_bits(rng, 3000, 1000)
     items[1::7] = items[0]
-    expected = _packed.hamming_top_k(queries, items, 10)
+    expected = packed_search.hamming_top_k(queries, items, 10)
     d, i = backend.hamming_top_k(backend.from_numpy(queries), backend.from_numpy(items), 1000, 10)
     np.testing.assert_array_equal(backend.to_numpy(d), expected[0])
     np.testing.assert_array_equal(backend.to_numpy(i), expected[1])

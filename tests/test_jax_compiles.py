@@ -1,4 +1,4 @@
-"""JAX compiles a bounded number of programs (issue 21, item 5).
+"""JAX compiles a bounded number of programs.
 
 Every new array shape costs JAX a compilation (50 ms or more on a GPU), so a learner whose
 minibatches, epochs or data set sizes made new shapes, or a resonator whose iterations did,

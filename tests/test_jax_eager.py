@@ -1,4 +1,4 @@
-"""Eager JAX runs compiled kernels (issue 13, item 3): each model's private kernels are
+"""Eager JAX runs compiled kernels: each model's private kernels are
 compiled once per configuration and shared by equal models; a compiled kernel gives the
 same results as the same code run op by op; inside a user's ``jax.jit`` and ``jax.vmap``
 the kernels inline and nothing changes; compiled draws give the generator's words bit for

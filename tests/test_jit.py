@@ -1,5 +1,6 @@
 """Vectors are the frameworks' own arrays, so model operations go through ``jax.jit``,
-``jax.vmap``, ``jax.grad``, ``torch.compile`` and torch autograd (DESIGN.md, public API)."""
+``jax.vmap``, ``jax.grad``, ``torch.compile`` and torch autograd (the design page,
+docs/design.rst: the public API)."""
 
 from __future__ import annotations
 

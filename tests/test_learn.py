@@ -1,4 +1,4 @@
-"""holovec.learn: the estimators' behaviour on every backend (issue 12).
+"""holovec.learn: the estimators' behaviour on every backend.
 
 Small dims and few epochs keep this fast; scikit-learn's conventions are checked by its own
 suite in test_learn_sklearn.py, accuracy on full-size data by the benchmark's learn section.
@@ -258,13 +258,13 @@ def test_minibatches_bound_what_is_encoded_at_once(iris):
     Xtr, _, ytr, _ = iris
     sizes = []
     enc = HDEncoder(dim=64, seed=0)
-    original = HDEncoder._encode
+    original = HDEncoder.encode_checked
 
     def spy(self, rows):
         sizes.append(len(rows))
         return original(self, rows)
 
-    HDEncoder._encode = spy
+    HDEncoder.encode_checked = spy
     try:
         AdaptHDClassifier(encoder=enc, epochs=2, batch_size=16, cache_size=0).fit(Xtr, ytr)
         assert max(sizes) == 16 and sum(sizes) == 3 * len(Xtr)  # encoded again every epoch
@@ -272,7 +272,7 @@ def test_minibatches_bound_what_is_encoded_at_once(iris):
         AdaptHDClassifier(encoder=enc, epochs=5, batch_size=16).fit(Xtr, ytr)
         assert max(sizes) == 16 and sum(sizes) == 2 * len(Xtr)  # the first pass, then kept
     finally:
-        HDEncoder._encode = original
+        HDEncoder.encode_checked = original
 
 
 def test_verbose_shows_progress(capsys, iris):

@@ -18,6 +18,7 @@ from conftest import to_numpy
 from holovec import VSA
 from holovec.backends import get_backend
 from holovec.backends.base import Backend
+from holovec.testing.laws import LAW_CHECKS
 
 # id -> (model name, options, dim for the law tests)
 SPECS = {
@@ -82,6 +83,8 @@ def skip_jax(backend: str) -> None:
 # -- flags ---------------------------------------------------------------------------------
 def test_flags_as_stated(spec, model):
     assert (model.is_self_inverse, model.is_commutative, model.is_exact_inverse) == FLAGS[spec]
+    # holovec.testing.laws expects exact similarity preservation from exact inverses
+    assert (spec in ISOMETRIC) == model.is_exact_inverse
 
 
 def test_class_flags_are_the_defaults():
@@ -92,76 +95,51 @@ def test_class_flags_are_the_defaults():
     assert type(VSA.create("GHRR", 64, m=1)).is_commutative is False
 
 
-def test_flags_match_behaviour(spec, model):
-    """Each flag is what the model does, measured on random vectors."""
-    a, b = model.random(16, seed=1), model.random(16, seed=2)
-    round_trip = sims(model, model.unbind(model.bind(a, b), b), a)
-    assert (round_trip.min() > 1 - 1e-4) == model.is_exact_inverse
-    swapped = sims(model, model.bind(a, b), model.bind(b, a))
-    assert (swapped.min() > 1 - 1e-4) == model.is_commutative
-    self_inverse = np.allclose(to_numpy(model, model.inverse(b)), to_numpy(model, b))
-    assert self_inverse == model.is_self_inverse
+# -- laws ------------------------------------------------------------------------------------
+# The generic laws (flags as measured, bind inverse, commutativity, similarity preservation,
+# permutation, ...) are holovec.testing.laws, run by the conformance suite for every model
+# and variant. Here: the published figures of the approximate models, and the laws for GHRR
+# with m=3, an option value that the variants do not reach.
+APPROX_SPECS = [spec for spec in SPECS if spec in APPROX_UNBIND]
 
 
-# -- laws (hypothesis draws the seeds) ------------------------------------------------------
 @LAWS
 @given(seed=seeds)
-def test_bind_unbind_round_trip(spec, model, seed):
+@pytest.mark.parametrize("approx_spec", APPROX_SPECS)
+def test_approximate_unbind_matches_published_figures(make_model, backend, approx_spec, seed):
+    name, options, dim = SPECS[approx_spec]
+    model = make_model(name, dim, **options)
     a, b = model.random(16, seed=seed), model.random(16, seed=seed ^ 1)
-    recovered = model.unbind(model.bind(a, b), b)
-    s = sims(model, recovered, a)
-    if model.is_exact_inverse:
-        assert s.min() > 1 - 1e-5
-        np.testing.assert_allclose(to_numpy(model, recovered), to_numpy(model, a), atol=1e-5)
-    else:
-        assert abs(s.mean() - APPROX_UNBIND[spec]) < 0.03, s.mean()
-    # unbind is bind with the inverse, and the identity is neutral on the right
-    np.testing.assert_allclose(
-        to_numpy(model, recovered), to_numpy(model, model.bind(model.bind(a, b), model.inverse(b))), atol=1e-5
-    )
-    np.testing.assert_allclose(
-        to_numpy(model, model.bind(a, model.identity())), to_numpy(model, a), atol=1e-5
-    )
+    s = sims(model, model.unbind(model.bind(a, b), b), a)
+    assert not model.is_exact_inverse
+    assert abs(s.mean() - APPROX_UNBIND[approx_spec]) < 0.03, s.mean()
 
 
 @LAWS
 @given(seed=seeds)
-def test_commutativity(spec, model, seed):
+@pytest.mark.parametrize("check", LAW_CHECKS, ids=lambda c: c.__name__)
+def test_ghrr_m3_keeps_the_laws(make_model, backend, check, seed):
+    skip_jax(backend)
+    check(make_model("GHRR", 1008, m=3), seed=seed)
+
+
+@LAWS
+@given(seed=seeds)
+@pytest.mark.parametrize("spec", [spec for spec in SPECS if not FLAGS[spec][1]])
+def test_non_commutative_unbind_recovers_the_left_operand(spec, model, seed):
+    """At dim 1024 every pair (not only on average, as holovec.testing.laws checks)."""
     a, b = model.random(16, seed=seed), model.random(16, seed=seed ^ 1)
-    ab, ba = model.bind(a, b), model.bind(b, a)
-    if model.is_commutative:
-        np.testing.assert_allclose(to_numpy(model, ab), to_numpy(model, ba), atol=1e-5)
-    else:
-        assert sims(model, ab, ba).max() < 0.5
-        # unbind recovers the LEFT operand given the right one, not the other way round
-        assert sims(model, model.unbind(ab, b), a).min() > 0.6
-        assert sims(model, model.unbind(ab, a), b).max() < 0.5
-
-
-@LAWS
-@given(seed=seeds)
-def test_binding_preserves_similarity(spec, model, seed):
-    a, other, key = model.random(16, seed=seed), model.random(16, seed=seed ^ 1), model.random(seed=seed ^ 2)
-    b = model.bundle([a, other])  # similarity about 0.7 with a
-    before = sims(model, a, b)
-    after = sims(model, model.bind(a, key), model.bind(b, key))
-    tolerance = 1e-4 if spec in ISOMETRIC else 0.1
-    np.testing.assert_allclose(after, before, atol=tolerance)
+    ab = model.bind(a, b)
+    assert sims(model, model.unbind(ab, b), a).min() > 0.6
 
 
 @LAWS
 @given(seed=seeds, shift=st.sampled_from([1, -1, 3, 1000, -2999]))  # few shapes for jax to compile
-def test_permutation_invertible(spec, model, seed, shift):
+def test_permutation_decorrelates(spec, model, seed, shift):
     x = model.random(16, seed=seed)
     p = model.permute(x, shift)
-    np.testing.assert_array_equal(to_numpy(model, model.permute(p, -shift)), to_numpy(model, x))
     if shift % (model.dim // getattr(model, "m", 1) ** 2):
         assert np.abs(sims(model, p, x)).max() < 0.2
-    # a permuted key is still a key of the model: exact models stay exact
-    y = model.random(seed=seed ^ 1)
-    if model.is_exact_inverse:
-        key = model.permute(y, shift)
-        assert sims(model, model.unbind(model.bind(x, key), key), x).min() > 1 - 1e-5
 
 
 def test_repeated_binding(spec, model):
@@ -418,6 +396,7 @@ def recall(model, trials: int, k: int = 15, n: int = 1000) -> float:
     return float(np.mean([np.isin(chosen[t], top[t]).mean() for t in range(trials)]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "options", "dim"), CAPACITY, ids=[f"{n}{'-unitary' * bool(o)}" for n, o, _ in CAPACITY]
 )

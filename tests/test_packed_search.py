@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from holovec import VSA
-from holovec.backends import _packed
 from holovec.backends.base import Backend
+from holovec.backends.kernels import packed_search
 from holovec.models._hamming import HammingSearch
 from holovec.retrieval import ItemStore, search
-from holovec.retrieval import store as store_module
+from holovec.retrieval import _index as search_index
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 BACKENDS = [
@@ -33,7 +33,7 @@ MODELS = [("BSC", {}), ("BSC", {"packed": True}), ("MAP", {}), ("MAP-I", {})]
 )
 def engine(request, monkeypatch):
     """The host kernel: the pure NumPy one, or the numba accelerator."""
-    monkeypatch.setattr(_packed, "accelerator", request.param)
+    monkeypatch.setattr(packed_search, "accelerator", request.param)
     return request.param
 
 
@@ -176,10 +176,10 @@ def test_blocks_groups_and_chunks_change_nothing(engine, name, options, monkeypa
     model = VSA.create(name, dim=100, **options)
     queries, items = _data(model, n=300, n_q=20)
     expected = _dense(model, monkeypatch, lambda: search(model, queries, items, k=15))
-    monkeypatch.setattr(store_module, "INDEX_BYTES", 7 * model.vector_length * 8)
-    monkeypatch.setattr(store_module, "PACKED_GROUP_BYTES", 200)
-    monkeypatch.setattr(_packed, "_CHUNK_ITEMS", 16)
-    monkeypatch.setattr(_packed, "_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(search_index, "INDEX_BYTES", 7 * model.vector_length * 8)
+    monkeypatch.setattr(search_index, "PACKED_GROUP_BYTES", 200)
+    monkeypatch.setattr(packed_search, "_CHUNK_ITEMS", 16)
+    monkeypatch.setattr(packed_search, "_BLOCK_BYTES", 4096)
     _same(model, search(model, queries, items, k=15), expected)
     _same(model, search(model, queries[:1], items, k=15), (expected[0][:1], expected[1][:1]))
 
@@ -219,28 +219,28 @@ def test_hamming_similarity_is_the_search_score_table():
 
 def test_accelerator_switch(monkeypatch):
     monkeypatch.setenv("HOLOVEC_ACCELERATOR", "none")
-    assert _packed._accelerator_from_env() == "numpy"
+    assert packed_search._accelerator_from_env() == "numpy"
     monkeypatch.setenv("HOLOVEC_ACCELERATOR", "numba")
-    assert _packed._accelerator_from_env() == "numba"
+    assert packed_search._accelerator_from_env() == "numba"
     monkeypatch.setenv("HOLOVEC_ACCELERATOR", "auto")
-    assert _packed._accelerator_from_env() is None
+    assert packed_search._accelerator_from_env() is None
     monkeypatch.setenv("HOLOVEC_ACCELERATOR", "faster")
     with pytest.raises(ValueError, match="HOLOVEC_ACCELERATOR"):
-        _packed._accelerator_from_env()
-    monkeypatch.setattr(_packed, "accelerator", "numpy")
-    assert _packed.engine() == "numpy"
-    monkeypatch.setattr(_packed, "accelerator", None)
-    assert _packed.engine() == ("numba" if HAS_NUMBA else "numpy")
+        packed_search._accelerator_from_env()
+    monkeypatch.setattr(packed_search, "accelerator", "numpy")
+    assert packed_search.engine() == "numpy"
+    monkeypatch.setattr(packed_search, "accelerator", None)
+    assert packed_search.engine() == ("numba" if HAS_NUMBA else "numpy")
     # automatic: a search too small to pay for loading numba takes NumPy's kernel
-    assert _packed.engine(_packed._SMALL_WORK - 1) == "numpy"
-    assert _packed.engine(_packed._SMALL_WORK) == ("numba" if HAS_NUMBA else "numpy")
-    monkeypatch.setattr(_packed, "accelerator", "numba")
+    assert packed_search.engine(packed_search._SMALL_WORK - 1) == "numpy"
+    assert packed_search.engine(packed_search._SMALL_WORK) == ("numba" if HAS_NUMBA else "numpy")
+    monkeypatch.setattr(packed_search, "accelerator", "numba")
     if HAS_NUMBA:  # chosen: whatever the size
-        assert _packed.engine(1) == "numba"
+        assert packed_search.engine(1) == "numba"
     if not HAS_NUMBA:
-        monkeypatch.setattr(_packed, "accelerator", "numba")
+        monkeypatch.setattr(packed_search, "accelerator", "numba")
         with pytest.raises(ImportError, match="numba"):
-            _packed.engine()
+            packed_search.engine()
 
 
 def test_searches_from_several_threads(engine):
@@ -263,9 +263,9 @@ import sys
 sys.modules["numba"] = None  # as if numba were not installed: importing it raises ImportError
 import numpy as np
 from holovec import VSA
-from holovec.backends import _packed
+from holovec.backends.kernels import packed_search
 from holovec.retrieval import ItemStore
-assert _packed.engine() == "numpy", _packed.engine()
+assert packed_search.engine() == "numpy", packed_search.engine()
 for name, options in {models!r}:
     model = VSA.create(name, dim=100, **options)
     items = model.random(40, seed=11)

@@ -1,5 +1,5 @@
 """Float products in full float32 precision on every backend, whatever the user's global
-setting (issue 21, item 1; the design page's invariant 1: a GPU answers what the CPU does).
+setting (the design page's invariant 1: a GPU answers what the CPU does).
 
 - No product bypasses the backend: outside ``holovec/backends`` no code multiplies arrays
   with ``@`` or a namespace's ``matmul``/``vecdot``/``einsum``..., and every framework

@@ -1,4 +1,4 @@
-"""Invariant 1 of DESIGN.md: reproducible everywhere.
+"""Invariant 1 of the design page (docs/design.rst): reproducible everywhere.
 
 The same seed gives the same vectors on NumPy, PyTorch and JAX; the generator is
 Philox-4x64-10, checked against NumPy's implementation and the published Random123

@@ -177,7 +177,7 @@ def test_from_seed_rebuilds(make_model, spec):
     labels = ["x", "y", 7, ("not", "saved")]
     one = Codebook.from_seed(model, labels, seed=42)
     two = Codebook.from_seed(model, labels[::-1], seed=42)
-    table = SymbolTable(model, 42)
+    table = SymbolTable(model, seed=42)
     for label in labels:
         np.testing.assert_array_equal(to_numpy(model, one[label]), to_numpy(model, two[label]))
         np.testing.assert_array_equal(to_numpy(model, one[label]), to_numpy(model, table[label]))
@@ -324,7 +324,7 @@ def test_loaded_codebook_works_with_an_equal_model(make_model, spec, tmp_path):
 def test_load_file_without_model_seed(make_model, tmp_path):
     """Files written before the model's seed was recorded (same format version) still load.
     Those files had no checksum of the metadata either (deleting the model's seed from a
-    newer file is an edit that its ``sha256_metadata`` refuses: see test_hardening_retrieval)."""
+    newer file is an edit that its ``sha256_metadata`` refuses: see test_retrieval_edge_cases)."""
     model = make_model("MAP", 64, seed=4)
     path, old = tmp_path / "new.npz", tmp_path / "old.npz"
     Codebook.from_seed(model, ["a", "b"], seed=1).save(path)

@@ -1,4 +1,4 @@
-"""The public API of DESIGN.md, end to end, on every backend and model."""
+"""The public API of the design page (docs/design.rst), end to end, on every backend and model."""
 
 import numpy as np
 

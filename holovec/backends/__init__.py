@@ -1,7 +1,10 @@
 """Backend-neutral arrays: pick a framework and device, lazily.
 
 ``import holovec`` imports NumPy only; the torch, jax and dask modules of this package
-(and so the frameworks) load the first time a model asks for them.
+(and so the frameworks) load the first time a model asks for them. A :class:`Backend` is
+the adapter of one framework with the VSA kernels mixed in (see
+:mod:`holovec.backends.base`); :func:`to_host` and :func:`array_kind` answer, for any
+array, what the rest of holovec would otherwise ask each framework.
 """
 
 from __future__ import annotations
@@ -14,17 +17,20 @@ import shutil
 import sys
 from typing import Any
 
-from .base import DTYPE_KINDS, Backend, dtype_name
+from .arrays import DTYPE_KINDS, array_kind, backend_name_of, dtype_name, to_host
+from .base import Backend
 
 __all__ = [
     "DTYPE_KINDS",
     "Backend",
+    "array_kind",
     "available_backends",
     "backend_name_of",
     "dtype_name",
     "get_backend",
     "register_static",
     "resolve_backend_name",
+    "to_host",
 ]
 
 # backend name -> (module holding the class, class name, framework package it needs)
@@ -46,8 +52,6 @@ _INSTALL = {
     "dask": 'python -m pip install "dask[array]" distributed',
 }
 
-#: the top-level module of each framework's array types -> the backend that holds them
-_BACKEND_OF_MODULE = {"numpy": "numpy", "torch": "torch", "jax": "jax", "jaxlib": "jax", "dask": "dask"}
 #: the classes registered as static data with JAX (a registration is made once per class)
 _JAX_STATIC_TYPES: set[type] = set()
 
@@ -174,13 +178,6 @@ def get_backend(backend: str | Backend | None = None, device: Any = None) -> Bac
         )
     module = importlib.import_module(f"{__name__}.{module_name}")
     return getattr(module, class_name)(device)
-
-
-def backend_name_of(x: Any) -> str | None:
-    """The backend whose framework made the array ``x`` (``"torch"`` for a tensor, ``"jax"``
-    for a JAX array or tracer, ...), from the module of its type, importing nothing; ``None``
-    for what no backend holds (lists, numbers, other libraries' objects)."""
-    return _BACKEND_OF_MODULE.get(type(x).__module__.partition(".")[0])
 
 
 def register_static(cls: type) -> None:

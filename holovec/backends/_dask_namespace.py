@@ -1,8 +1,10 @@
 """The array namespace of the Dask backend: array-api-compat's ``dask.array`` namespace,
-plus what it lacks, made of NumPy's functions applied chunk by chunk."""
+plus what it lacks, made of NumPy's functions applied chunk by chunk (:func:`rowwise`, on
+arrays whose vector axis is one chunk: :func:`row_chunked`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat.dask.array as dask_xp
@@ -38,3 +40,23 @@ class DaskNamespace:
 
 
 namespace = DaskNamespace()
+
+
+def row_chunked(x: Any) -> Any:
+    """``x`` with its last axis in one chunk (rows keep their chunks): the layout every
+    row-wise kernel needs. Arrays chunked along the vector axis are rechunked here."""
+    if x.ndim and x.numblocks[-1] != 1:
+        x = x.rechunk({x.ndim - 1: -1})
+    return x
+
+
+def rowwise(fn: Callable, *arrays: Any, dtype: Any, width: int | None = None) -> Any:
+    """``fn`` (a NumPy function of whole rows) applied chunk by chunk; ``width``: the
+    result's last axis where it differs from the first array's."""
+    arrays = tuple(row_chunked(a) if isinstance(a, da.Array) else a for a in arrays)
+    first = next(a for a in arrays if isinstance(a, da.Array))
+    meta = np.empty((0,) * first.ndim, dtype=dtype)  # Dask need not call fn to learn it
+    if width is None:
+        return da.map_blocks(fn, *arrays, dtype=dtype, meta=meta)
+    chunks = (*first.chunks[:-1], (width,))
+    return da.map_blocks(fn, *arrays, dtype=dtype, chunks=chunks, meta=meta)

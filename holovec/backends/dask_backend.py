@@ -9,7 +9,9 @@ The layout is fixed: vectors are chunked along their leading (row) axes only, th
 vector axis is always one chunk, so that every row-wise operation (bind, similarity,
 the FFT of HRR, popcount) runs chunk by chunk with NumPy's own kernels and gives the
 NumPy backend's values bit for bit. What the array API or Dask lacks goes through
-``map_blocks`` with :class:`~holovec.backends.numpy_backend.NumpyBackend`.
+``map_blocks`` with :class:`~holovec.backends.numpy_backend.NumpyBackend`. This module is
+the adapter (and the row layout); the kernels are
+:class:`~holovec.backends.kernels.dask_kernels.DaskKernels`.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from . import _dask_search
 from ._dask_namespace import namespace as dask_namespace
+from ._dask_namespace import row_chunked, rowwise
 from .base import Backend
-from .numpy_backend import NumpyBackend, numpy_philox_words
+from .kernels.dask_kernels import DaskKernels
+from .numpy_backend import NumpyBackend
 
 #: bytes of one chunk of rows that :meth:`DaskBackend.from_numpy` and row draws aim for
 CHUNK_BYTES = 64 * 2**20
@@ -41,7 +44,7 @@ def _format_0d(self: da.Array, spec: str) -> str:
     return object.__format__(self, spec)
 
 
-# DESIGN: the similarity of two vectors is a 0-d array of the backend that formats like a
+# Why: the similarity of two vectors is a 0-d array of the backend that formats like a
 # float. Dask's arrays have no __format__ of their own (object's refuses every format spec),
 # and the 0-d results of operators and reductions are plain dask arrays, so the method is
 # given to dask's class, where dask has none: a 0-d array is computed when it is formatted
@@ -67,7 +70,7 @@ def _rows_block(fn: Callable, block_info: dict | None = None) -> np.ndarray:
     return np.asarray(fn(start, stop))
 
 
-class DaskBackend(Backend):
+class DaskBackend(DaskKernels, Backend):
     """``dask.array`` arrays of NumPy chunks, chunked along the rows (the vector axis whole).
 
     Models on this backend compute lazily: an operation builds a task graph, and
@@ -125,9 +128,7 @@ class DaskBackend(Backend):
     def row_chunked(self, x: Any) -> Any:
         """``x`` with its last axis in one chunk (rows keep their chunks): the layout every
         row-wise kernel needs. Arrays chunked along the vector axis are rechunked here."""
-        if x.ndim and x.numblocks[-1] != 1:
-            x = x.rechunk({x.ndim - 1: -1})
-        return x
+        return row_chunked(x)
 
     def asarray(self, x: Any, dtype: Any = None) -> Any:
         if isinstance(x, np.generic):
@@ -158,130 +159,40 @@ class DaskBackend(Backend):
         return self.from_numpy(np.asarray(x))
 
     # -- what the array API lacks, chunk by chunk with NumPy's kernels --------------------
-    def _rowwise(self, fn: Callable, *arrays: Any, dtype: Any, width: int | None = None) -> Any:
-        """``fn`` (a NumPy function of whole rows) applied chunk by chunk; ``width``: the
-        result's last axis where it differs from the first array's."""
-        arrays = [self.row_chunked(a) if isinstance(a, da.Array) else a for a in arrays]
-        first = next(a for a in arrays if isinstance(a, da.Array))
-        meta = np.empty((0,) * first.ndim, dtype=dtype)  # Dask need not call fn to learn it
-        if width is None:
-            return da.map_blocks(fn, *arrays, dtype=dtype, meta=meta)
-        chunks = (*first.chunks[:-1], (width,))
-        return da.map_blocks(fn, *arrays, dtype=dtype, chunks=chunks, meta=meta)
-
     def complex(self, real: Any, imag: Any) -> Any:
         dtype = np.result_type(real.dtype, np.complex64)
         meta = np.empty((0,) * max(real.ndim, imag.ndim), dtype=dtype)
         return da.map_blocks(_NUMPY.complex, real, imag, dtype=dtype, meta=meta)
 
     def unit_phasor(self, phases: Any) -> Any:
-        return self._rowwise(_NUMPY.unit_phasor, phases, dtype=np.result_type(phases.dtype, np.complex64))
+        return rowwise(_NUMPY.unit_phasor, phases, dtype=np.result_type(phases.dtype, np.complex64))
 
     def real_view(self, x: Any) -> Any:
         x = self.row_chunked(x)
-        return self._rowwise(_NUMPY.real_view, x, dtype=x.real.dtype, width=2 * x.shape[-1])
+        return rowwise(_NUMPY.real_view, x, dtype=x.real.dtype, width=2 * x.shape[-1])
 
     def complex_view(self, x: Any) -> Any:
         x = self.row_chunked(x)
         dtype = np.result_type(x.dtype, np.complex64)
-        return self._rowwise(_NUMPY.complex_view, x, dtype=dtype, width=x.shape[-1] // 2)
+        return rowwise(_NUMPY.complex_view, x, dtype=dtype, width=x.shape[-1] // 2)
 
     def fft(self, x: Any) -> Any:
-        return self._rowwise(_NUMPY.fft, x, dtype=np.result_type(x.dtype, np.complex64))
+        return rowwise(_NUMPY.fft, x, dtype=np.result_type(x.dtype, np.complex64))
 
     def ifft(self, x: Any) -> Any:
-        return self._rowwise(_NUMPY.ifft, x, dtype=np.result_type(x.dtype, np.complex64))
+        return rowwise(_NUMPY.ifft, x, dtype=np.result_type(x.dtype, np.complex64))
 
     def rfft(self, x: Any) -> Any:
         dtype = np.result_type(x.dtype, np.complex64)
-        return self._rowwise(_NUMPY.rfft, x, dtype=dtype, width=x.shape[-1] // 2 + 1)
+        return rowwise(_NUMPY.rfft, x, dtype=dtype, width=x.shape[-1] // 2 + 1)
 
     def irfft(self, x: Any, n: int) -> Any:
         dtype = np.empty(0, x.dtype).real.dtype
-        return self._rowwise(_irfft, x, n, dtype=dtype, width=n)
-
-    def popcount(self, x: Any) -> Any:
-        return self._rowwise(np.bitwise_count, x, dtype=np.uint8)
-
-    def count_bits(self, x: Any) -> Any:
-        x = self.row_chunked(x)
-        return da.map_blocks(_NUMPY.count_bits, x, dtype=np.int32, drop_axis=x.ndim - 1)
+        return rowwise(_irfft, x, n, dtype=dtype, width=n)
 
     def count_nonzero(self, x: Any) -> Any:
         x = self.row_chunked(x)
         return da.map_blocks(_count_nonzero, x, dtype=np.intp, drop_axis=x.ndim - 1)
-
-    def unpack_bits(self, words: Any, n_bits: int) -> Any:
-        return self._rowwise(_NUMPY.unpack_bits, words, n_bits, dtype=np.uint8, width=n_bits)
-
-    def words_to_bytes(self, words: Any) -> Any:
-        return self._rowwise(_NUMPY.words_to_bytes, words, dtype=np.uint8, width=4 * words.shape[-1])
-
-    def pack_bits(self, bits: Any, n_bytes: int) -> Any:
-        return self._rowwise(_NUMPY.pack_bits, bits, n_bytes, dtype=np.uint8, width=n_bytes)
-
-    def unpack_bytes(self, x: Any, n_bits: int) -> Any:
-        return self._rowwise(_NUMPY.unpack_bytes, x, n_bits, dtype=np.uint8, width=n_bits)
-
-    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
-        # small draws only (a model's tie-break vector, an encoder's table): made here, in
-        # one chunk; codebooks come from generate_rows, chunk by chunk on the workers
-        return self.from_numpy(numpy_philox_words(key, counter_start, n_blocks))
-
-    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
-        k = min(int(k), scores.shape[-1])
-        scores = self.row_chunked(scores)
-        return da.apply_gufunc(
-            _top_k_block,
-            "(n)->(k),(k)",
-            scores,
-            k=k,  # a keyword: a positional one would count as a second array
-            output_dtypes=(scores.dtype, np.int64),
-            output_sizes={"k": k},
-            vectorize=False,
-            allow_rechunk=False,
-        )
-
-    def take_rows(self, x: Any, rows: Any) -> Any:
-        # gathered from the chunks that hold them, computed (a few rows, not a graph)
-        return self.from_numpy(self.to_numpy(x[np.asarray(rows)]))
-
-    def merge_top_k(self, low: tuple[Any, Any], high: tuple[Any, Any], k: int) -> tuple[Any, Any]:
-        pieces = [self.row_chunked(a) for a in (*low, *high)]
-        k = min(int(k), low[0].shape[-1] + high[0].shape[-1])
-        return da.apply_gufunc(
-            _merge_top_k_block,
-            "(a),(a),(b),(b)->(k),(k)",
-            *pieces,
-            k=k,
-            output_dtypes=(np.result_type(low[0].dtype, high[0].dtype), np.int64),
-            output_sizes={"k": k},
-            allow_rechunk=False,
-        )
-
-    def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
-        # NumPy's products of `block` rows per chunk of rows, `right` (small) whole in each
-        left, right = self.row_chunked(left), self.asarray(right).rechunk(-1)
-        dtype = np.result_type(left.dtype, right.dtype)
-        return da.blockwise(
-            _NUMPY.row_blocked_matmul,
-            "ij",
-            left,
-            "ik",
-            right,
-            "kj",
-            block,
-            None,
-            dtype=dtype,
-            concatenate=True,
-            meta=np.empty((0, 0), dtype=dtype),
-        )
-
-    def map_item_chunks(
-        self, fn: Callable, queries: tuple, items: tuple, chunk: int, parallel: bool, cache: dict
-    ) -> Any:
-        # Dask's chunks are the chunks: one task graph, scheduled by Dask
-        return fn(queries, items)
 
     # -- the hooks of partitioned work --------------------------------------------------
     def generate_rows(self, fn: Callable, n_rows: int, width: int, dtype: Any) -> Any:
@@ -293,21 +204,6 @@ class DaskBackend(Backend):
         chunks = (row_chunks(n_rows, width * dtype.itemsize), (width,))
         return da.map_blocks(_rows_block, fn, dtype=dtype, chunks=chunks, meta=np.empty((0, 0), dtype=dtype))
 
-    def is_partitioned(self, x: Any) -> bool:
-        return isinstance(x, da.Array)
-
-    def partitioned_search(
-        self, search_part: Callable, queries: Any, items: Any, k: int
-    ) -> tuple[Any, Any] | None:
-        if not isinstance(items, da.Array):
-            return None
-        q = self.to_numpy(queries)
-        batch = q.shape[:-1]
-        q = q.reshape(-1, q.shape[-1])
-        s, i = _dask_search.partitioned_top_k(search_part, q, self.row_chunked(items), k)
-        kk = s.shape[-1]
-        return self.from_numpy(s.reshape(*batch, kk)), self.from_numpy(i.reshape(*batch, kk))
-
     def synchronize(self) -> None:
         """Nothing to wait for: arrays compute when asked (``.compute()``)."""
 
@@ -318,15 +214,3 @@ def _irfft(x: np.ndarray, n: int) -> np.ndarray:
 
 def _count_nonzero(x: np.ndarray) -> np.ndarray:
     return np.count_nonzero(x, axis=-1)
-
-
-def _top_k_block(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    s, i = _NUMPY.top_k(scores, k)
-    return s, i.astype(np.int64, copy=False)
-
-
-def _merge_top_k_block(
-    ls: np.ndarray, li: np.ndarray, hs: np.ndarray, hi: np.ndarray, k: int
-) -> tuple[np.ndarray, np.ndarray]:
-    s, i = _NUMPY.merge_top_k((ls, li.astype(np.int64)), (hs, hi), k)
-    return s, i.astype(np.int64, copy=False)

@@ -1,9 +1,11 @@
-"""The JAX backend. jax is imported when this module is, never by ``import holovec``."""
+"""The JAX backend. jax is imported when this module is, never by ``import holovec``.
+
+The adapter of JAX; its kernels are :class:`~holovec.backends.kernels.jax_kernels.JaxKernels`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import jax
@@ -11,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .base import Backend
-from .numpy_backend import numpy_philox_words
+from .kernels.jax_kernels import JaxKernels
 
 #: the class of JAX's concrete arrays (jax.Array is an abstract base of it and of tracers)
 _ARRAY_IMPL = type(jnp.zeros(()))
@@ -41,15 +43,6 @@ def _narrowed(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return x.astype(target) if kind in "iu" else out
 
 
-def _host_philox_words(block_start: int, n_blocks: int, seed: Any, stream: Any, purpose: Any) -> np.ndarray:
-    """``numpy_philox_words`` of an address given as little-endian uint32 words."""
-
-    def number(words: Any) -> int:
-        return int.from_bytes(np.asarray(words, dtype="<u4").tobytes(), "little")
-
-    return numpy_philox_words(number(seed), (block_start, number(stream), number(purpose)), n_blocks)
-
-
 #: the precision of every float product: XLA multiplies float32 in TF32 (or bfloat16) on
 #: GPUs and TPUs unless a product states otherwise, whatever jax.default_matmul_precision
 _FULL = jax.lax.Precision.HIGHEST
@@ -65,33 +58,6 @@ GPU_HOST_DRAW_ELEMENTS = 2**14
 _PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
 
 
-@partial(jax.jit, static_argnames="block")
-def _row_blocked_matmul(left: Any, right: Any, block: int) -> Any:
-    """Products of ``block`` rows of ``left`` each (see ``Backend.row_blocked_matmul``), one
-    program: a loop over equal-shaped blocks, the last one overlapping (or zero-padded)."""
-    n = left.shape[0]
-    if n < block:
-        left = jnp.concatenate([left, jnp.zeros((block - n, left.shape[1]), left.dtype)])
-    count = -(-max(n, 1) // block)
-    starts = jnp.minimum(jnp.arange(count) * block, max(n, block) - block)
-    # barriers: every block product is the same program whatever surrounds it (XLA would
-    # otherwise fuse the slicing or a caller's transposes into the product, as it sees fit
-    # for each context, and round differently)
-    barrier = jax.lax.optimization_barrier
-    right = barrier(right)
-
-    def product(s: Any) -> Any:
-        rows = barrier(jax.lax.dynamic_slice_in_dim(left, s, block, 0))
-        return barrier(jnp.matmul(rows, right, precision=_FULL))
-
-    blocks = jax.lax.map(product, starts)
-    if n <= block:
-        return blocks[0, :n]
-    tail = n - (count - 1) * block
-    full = blocks[:-1].reshape((count - 1) * block, blocks.shape[-1])
-    return jnp.concatenate([full, blocks[-1, block - tail :]])
-
-
 @jax.jit
 def _divide(x: Any, d: Any) -> Any:
     # XLA rewrites x / broadcast(d) as x * broadcast(1 / d), a float step off for some
@@ -100,49 +66,11 @@ def _divide(x: Any, d: Any) -> Any:
     return x / jax.lax.optimization_barrier(jnp.full(x.shape, d, dtype=x.dtype))
 
 
-@partial(jax.jit, static_argnames="block")
-def _row_squared_norms(x: Any, block: int) -> Any:
-    """Squared row norms in blocks of ``block`` rows (XLA vectorises a reduction by shape, so
-    that a row's rounded sum would change with the number of rows it comes with)."""
-    n = x.shape[0]
-    if n < block:
-        x = jnp.concatenate([x, jnp.zeros((block - n, x.shape[1]), x.dtype)])
-    count = -(-max(n, 1) // block)
-    starts = jnp.minimum(jnp.arange(count) * block, max(n, block) - block)
-
-    def sums(s: Any) -> Any:  # barriers as in _row_blocked_matmul
-        rows = jax.lax.optimization_barrier(jax.lax.dynamic_slice_in_dim(x, s, block, 0))
-        return jax.lax.optimization_barrier(jnp.sum(jnp.real(rows * jnp.conj(rows)), axis=-1))
-
-    blocks = jax.lax.map(sums, starts)
-    if n <= block:
-        return blocks[0, :n]
-    tail = n - (count - 1) * block
-    return jnp.concatenate([blocks[:-1].reshape(-1), blocks[-1, block - tail :]])
-
-
-def _item_chunk_loop(fn: Callable, chunk: int, queries: tuple, items: tuple) -> Any:
-    """``fn`` over chunks of ``chunk`` items in one program (see ``map_item_chunks``): a loop
-    that writes each chunk's scores into the result in place, the last chunk overlapping
-    the one before it, so that every chunk has one shape (one compilation, whatever the
-    number of chunks)."""
-    n = items[0].shape[0]
-    count = -(-n // chunk)
-    first = jax.eval_shape(fn, queries, tuple(a[:chunk] for a in items))
-    out = jnp.zeros((*first.shape[:-1], n), dtype=first.dtype)
-
-    def body(i: Any, out: Any) -> Any:
-        start = jnp.minimum(i * chunk, n - chunk)
-        part = fn(queries, tuple(jax.lax.dynamic_slice_in_dim(a, start, chunk, 0) for a in items))
-        return jax.lax.dynamic_update_slice_in_dim(out, part, start, axis=out.ndim - 1)
-
-    return jax.lax.fori_loop(0, count, body, out)
-
-
-class JaxBackend(Backend):
+class JaxBackend(JaxKernels, Backend):
     """JAX arrays on a CPU, GPU or TPU device (32-bit types unless x64 is enabled)."""
 
     name = "jax"
+    trace_transforms = "jax.jit, jax.vmap or jax.grad"
     jit_kernels = True
     static_shapes = True
 
@@ -185,13 +113,6 @@ class JaxBackend(Backend):
 
     def fence(self, x: Any) -> Any:
         return jax.lax.optimization_barrier(x)
-
-    def take_rows(self, x: Any, rows: Any) -> Any:
-        if self.is_partitioned(x):  # sharded over a mesh, perhaps of several processes
-            from ._jax_sharded import gather_rows
-
-            return gather_rows(x, np.asarray(rows), self.device)
-        return jnp.take(x, jnp.asarray(rows), axis=0)
 
     @property
     def placement(self) -> tuple[str, Any]:
@@ -289,23 +210,6 @@ class JaxBackend(Backend):
     def irfft(self, x: Any, n: int) -> Any:
         return jnp.fft.irfft(x, n=n, axis=-1)
 
-    def philox_words(self, key: int, counter_start: tuple[int, Any, int], n_blocks: int) -> Any:
-        if not self.is_cpu:
-            return None
-        return jax.device_put(numpy_philox_words(key, counter_start, n_blocks), self.device)
-
-    def philox_words_of(
-        self, seed: Any, stream: Any, purpose: Any, block_start: int, n_blocks: int
-    ) -> Any | None:
-        """Words of an address given as word arrays (``holovec.random.Words``, traced in a
-        compiled draw) from NumPy's C generator, on the CPU: a host callback, 4-6 times
-        faster there than the generator compiled by XLA (which serves the other devices)."""
-        if not self.is_cpu:
-            return None
-        result = jax.ShapeDtypeStruct((8 * n_blocks,), jnp.uint32)
-        callback = partial(_host_philox_words, block_start, n_blocks)
-        return jax.pure_callback(callback, result, seed, stream, purpose, vmap_method="broadcast_all")
-
     def draw_path(self, n_elements: int, exact: bool = True) -> str:
         """The rule (see ``Backend.draw_path``): draws of at most :data:`HOST_DRAW_ELEMENTS`
         elements on the CPU, :data:`GPU_HOST_DRAW_ELEMENTS` on a GPU or TPU, are NumPy's,
@@ -314,13 +218,6 @@ class JaxBackend(Backend):
         compiled program."""
         limit = HOST_DRAW_ELEMENTS if self.is_cpu else GPU_HOST_DRAW_ELEMENTS
         return "host" if exact and n_elements <= limit else "compiled"
-
-    def finish_before_exit(self, result: Any) -> Any:
-        if not self.is_cpu:  # no host callbacks elsewhere (philox_words_of)
-            return result
-        from ._jax_exit import finish_before_exit
-
-        return finish_before_exit(result)
 
     def repeat(self, fn: Callable, state: Any, times: int) -> Any:
         """``fn`` applied ``times`` times to ``state``, as one compiled loop."""
@@ -340,61 +237,8 @@ class JaxBackend(Backend):
     def jit(self, fn: Callable) -> Callable:
         return jax.jit(fn)
 
-    def top_k(self, scores: Any, k: int) -> tuple[Any, Any]:
-        n = scores.shape[-1]
-        k = min(int(k), n)
-        if k == n or k == 0:
-            return super().top_k(scores, k)
-        return jax.lax.top_k(scores, k)  # documented: equal values, lower index first
-
     def divide(self, x: Any, d: float) -> Any:
         return _divide(x, d)
-
-    def map_item_chunks(
-        self, fn: Callable, queries: tuple, items: tuple, chunk: int, parallel: bool, cache: dict
-    ) -> Any:
-        # eager JAX compiles every slice of a new offset, and a join of many parts, anew
-        # (time grew with the square of the number of chunks): one compiled loop instead
-        key = ("item_chunks", getattr(fn, "__func__", fn), chunk)
-        loop = cache.get(key)
-        if loop is None:
-            loop = cache[key] = jax.jit(partial(_item_chunk_loop, fn, chunk))
-        return loop(queries, items)
-
-    def row_squared_norms(self, x: Any, block: int) -> Any:
-        if x.shape[0] == 0:
-            return jnp.zeros((0,), dtype=jnp.real(x).dtype)
-        return _row_squared_norms(x, block=block)
-
-    def row_blocked_matmul(self, left: Any, right: Any, block: int) -> Any:
-        if left.shape[0] == 0:
-            return jnp.zeros((0, right.shape[1]), dtype=jnp.result_type(left, right))
-        return _row_blocked_matmul(left, right, block=block)
-
-    def popcount(self, x: Any) -> Any:
-        return jax.lax.population_count(x)
-
-    # on the CPU the host's fused kernel reads JAX's buffers in place; on a GPU an exact
-    # int8 product on the tensor cores (backends/_int8_search.py), its fastest operation
-    fast_hamming_search = True
-
-    def _hamming_top_k(self, queries: Any, items: Any, n_bits: int, k: int) -> tuple[Any, Any]:
-        from . import _int8_search
-
-        traced = self.is_traced(queries) or self.is_traced(items)
-        if self.is_cpu and not traced:
-            from . import _packed  # the host kernel on NumPy views of JAX's buffers
-
-            d, i = _packed.hamming_top_k(np.asarray(queries), np.asarray(items), k)
-            return self.from_numpy(d), self.from_numpy(i)  # indices int32 unless 64-bit mode
-        if k <= _int8_search.chunk_rows(8 * queries.shape[1], items.shape[0], queries.shape[0]):
-            return _int8_search.jax_hamming_top_k(queries, items, k)
-        return super()._hamming_top_k(queries, items, n_bits, k)
-
-    def count_bits(self, x: Any) -> Any:
-        if x.shape[-1] % 4 == 0:  # read bytes as uint32 words (64-bit needs x64 mode)
-            x = jax.lax.bitcast_convert_type(x.reshape(*x.shape[:-1], x.shape[-1] // 4, 4), jnp.uint32)
-        return jnp.sum(jax.lax.population_count(x), axis=-1, dtype=jnp.int32)
 
     def synchronize(self) -> None:
         (jnp.zeros((), device=self.device) + 0).block_until_ready()
@@ -403,35 +247,3 @@ class JaxBackend(Backend):
         if self.is_traced(pred):
             return jax.lax.cond(pred, shortcut, general)
         return super().cond(pred, shortcut, general)
-
-    def in_one_place(self, x: Any) -> Any:
-        if self.is_traced(x) or len(getattr(getattr(x, "sharding", None), "device_set", ())) < 2:
-            return x
-        from ._jax_sharded import in_one_place
-
-        return in_one_place(x, self.device)
-
-    def replicated_like(self, x: Any, like: Any) -> Any:
-        if self.is_traced(x) or self.is_traced(like) or not self.is_partitioned(like):
-            return x
-        from ._jax_sharded import replicated
-
-        return replicated(x, like.sharding.mesh)
-
-    def is_partitioned(self, x: Any) -> bool:
-        if self.is_traced(x) or len(getattr(getattr(x, "sharding", None), "device_set", ())) < 2:
-            return False  # one device: no need to look further (or import the module)
-        from ._jax_sharded import row_axes
-
-        return row_axes(x) is not None
-
-    def partitioned_search(
-        self, search_part: Callable, queries: Any, items: Any, k: int
-    ) -> tuple[Any, Any] | None:
-        """Items sharded by rows over several devices (a ``NamedSharding`` that splits axis 0,
-        e.g. from :func:`holovec.retrieval.shard_rows`): a top-k on each device and a merge of
-        only ``k`` candidates per device and query (see :mod:`holovec.backends._jax_sharded`);
-        ``None`` for an array on one device."""
-        from ._jax_sharded import sharded_search
-
-        return sharded_search(search_part, queries, items, k, self.device)

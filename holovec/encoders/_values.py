@@ -1,8 +1,9 @@
 """What the encoders share for checking their inputs and choosing dtypes (private).
 
-Parameters (ints, numbers, flags) are checked by :mod:`holovec._validation`; the data an
-encoder is given (values, points) by :func:`check_values`, here, once for every encoder,
-and the vectors a decoder is given by :func:`check_vectors`.
+An encoder's constructor parameters are checked by the rules each class declares
+(``_parameter_rules``, see :mod:`holovec.encoders._rules`) in ``Encoder.__init__``; the
+data an encoder is given (values, points) by :func:`check_values`, here, once for every
+encoder, and the vectors a decoder is given by :func:`check_vectors`.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_known_shape, check_number
+from .._validation import REFUSED_ARRAY_TYPES, check_known_shape, check_number
 from ..backends import DTYPE_KINDS, backend_name_of, dtype_name, get_backend
 from ..backends.base import check_has_data
 
 #: array classes whose values do not mean what a plain array's do (np.matrix, masked arrays)
-_REFUSED_ARRAYS = (np.matrix, np.ma.MaskedArray)
 #: what NumPy's dtype kinds that are not real numbers hold, in words
 _KIND_WORDS = {
     "b": "booleans",
@@ -37,11 +37,6 @@ _SHOWN = 3
 def host_backend() -> Any:
     """The NumPy backend, on which encoder parameters are drawn (then moved to the model's)."""
     return get_backend("numpy")
-
-
-def wide_float(backend: Any) -> Any:
-    """The widest float dtype of the backend (float64, or float32 on JAX without x64)."""
-    return backend.dtype("float64" if backend.supports_dtype("float64") else "float32")
 
 
 def index_dtype(backend: Any) -> Any:
@@ -95,7 +90,7 @@ def _shown(mask: np.ndarray, values: np.ndarray) -> str:
 def _host_values(values: Any, name: str) -> np.ndarray:
     """Host input (numbers, lists, NumPy arrays) as a NumPy array of ints or floats, or a
     ``TypeError`` for what is not real numbers (``ValueError`` for ints too big for a float)."""
-    if isinstance(values, _REFUSED_ARRAYS):
+    if isinstance(values, REFUSED_ARRAY_TYPES):
         what = "np.matrix" if isinstance(values, np.matrix) else "a masked array (its mask would be ignored)"
         raise _not_real(name, f"{what}; give a plain array (x.filled(value) or x.compressed() if masked)")
     if isinstance(values, (str, bytes, bytearray, memoryview)):
@@ -162,21 +157,16 @@ def _non_finite(name: str, source: np.ndarray, converted: np.ndarray, real: Any)
     )
 
 
-#: where each framework traces arrays whose values cannot be read
-_TRACES = {"jax": "jax.jit, jax.vmap or jax.grad", "torch": "torch.func or torch.compile"}
-
-
 def _foreign_input(backend: Any, framework: str, name: str, values: Any, exc: Exception) -> TypeError:
     """The error for an array of another framework (``framework``, a backend name) that the
     encoder's backend cannot convert: a placeholder of a trace, or an array on a device."""
     try:  # the framework is loaded: it made the array
-        traced = bool(get_backend(framework, "cpu").is_traced(values))
+        theirs = get_backend(framework, "cpu")
+        traced = bool(theirs.is_traced(values))
     except (ImportError, TypeError, ValueError, RuntimeError):
         traced = False
     if traced:
-        what = (
-            f"a traced {framework} array (inside {_TRACES.get(framework, 'a trace')}), which it cannot read"
-        )
+        what = f"a traced {framework} array (inside {theirs.trace_transforms}), which it cannot read"
     else:
         what = f"a {framework} array ({type(values).__name__}), which it cannot convert ({exc})"
     return TypeError(
@@ -206,7 +196,7 @@ def check_values(
     values cannot be read, so only their type is checked there.
     """
     xp = backend.xp
-    real = wide_float(backend)
+    real = backend.default_float_dtype()
     check_has_data(values, name)
     check_known_shape(values, name)
     if not isinstance(values, (np.ndarray, np.generic, list, tuple)) and not backend.is_array(values):

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._params import Rule, check_parameters
 from ..backends import register_static
 from ..models.base import VSAModel
 from ..models.registry import model_class, model_names
@@ -30,6 +31,9 @@ class Encoder:
 
     #: what :meth:`supports` asks of a model, in words (empty: nothing)
     requires: str = ""
+    #: the rules of the constructor's parameters (see :mod:`holovec._params`), merged over
+    #: the base classes and checked by :meth:`__init__` before anything is made
+    _parameter_rules: ClassVar[dict[str, Rule]] = {}
     #: for the repr: the attribute that holds an ``__init__`` parameter where its name is
     #: another (``{"kernel": "kernel_name"}``); parameters held by no attribute are left out
     _repr_attrs: ClassVar[dict[str, str | None]] = {}
@@ -45,7 +49,10 @@ class Encoder:
         """The registered models that the encoder supports, in registration order."""
         return [name for name in model_names() if cls.supports(model_class(name))]
 
-    def __init__(self, model: VSAModel, *, seed: int | None = None) -> None:
+    def __init__(self, model: VSAModel, *, seed: int | None = None, **parameters: Any) -> None:
+        """Check ``model`` and the constructor's ``parameters`` (given by name, as the subclass
+        received them) against the class's ``_parameter_rules``: ``TypeError`` for a wrong
+        type, ``ValueError`` for a bad value, the one place where encoders check them."""
         if not isinstance(model, VSAModel):
             raise TypeError(f"model must be a holovec model (VSA.create(...)), got {type(model).__name__}")
         if not self.supports(model):
@@ -53,13 +60,14 @@ class Encoder:
                 f"{type(self).__name__} supports the models {', '.join(self.supported_model_names())}; "
                 f"got a {model.name} model (it needs {self.requires})"
             )
+        check_parameters(self, **parameters)
         self.model = model
         self._programs: dict = {}  # this encoder's compiled methods (JAX)
         model.backend.register_static(type(self))  # encoders may be passed to jax.jit
         # and so may those of other backends where jax is loaded: then the encoder's own
         # check of its input says that it belongs to another backend (not JAX, cryptically)
         register_static(type(self))
-        # unseeded encoders of a seeded model are reproducible too (DESIGN invariant 1),
+        # unseeded encoders of a seeded model are reproducible too (see the design page, docs/design.rst),
         # and two of them still differ: each takes the model's next spawned seed
         self.seed = model.spawn_seed() if seed is None else check_seed(seed)
 
@@ -95,7 +103,7 @@ class Encoder:
         ...), min_val=0, max_val=10, bandwidth=4, seed=1)``."""
         return f"{type(self).__name__}({', '.join([repr(self.model), *self._repr_fields()])})"
 
-    def _repr_without_model(self) -> str:
+    def repr_without_model(self) -> str:
         """The repr within an encoder of the same model (a symbol table's, say)."""
         return f"{type(self).__name__}({', '.join(self._repr_fields())})"
 
@@ -127,8 +135,8 @@ _SHOWN_CHARS = 60
 def _show(value: Any) -> str:
     """A parameter's value for a repr: numbers as written (``4``, not ``4.0`` or
     ``array([4.])``), arrays as lists, encoders and codebooks of the same model without it."""
-    if hasattr(value, "_repr_without_model"):
-        return value._repr_without_model()
+    if hasattr(value, "repr_without_model"):
+        return value.repr_without_model()
     if isinstance(value, np.ndarray):
         return _show(value.reshape(-1)[0]) if value.size == 1 else _show(value.tolist())
     if isinstance(value, np.generic):
@@ -145,5 +153,5 @@ def _show(value: Any) -> str:
 
 def _is_default_symbols(value: Any, default: Any) -> bool:
     """Whether ``value`` is what the encoder made for a parameter left at ``None`` (a symbol
-    table of the encoder's seed, which marks itself ``_made_for_none``): the repr leaves it out."""
-    return default is None and getattr(value, "_made_for_none", False) is True
+    table of the encoder's seed, marked ``made_by_encoder``): the repr leaves it out."""
+    return default is None and getattr(value, "made_by_encoder", False) is True

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_int
 from ._jit import compiled
-from ._values import check_vectors, is_empty, pick, wide_float
+from ._values import check_vectors, is_empty, pick
 
 #: a decode table larger than this is made chunk by chunk on each call instead of kept
 TABLE_BYTES = 128 * 2**20
@@ -31,7 +31,7 @@ class ExponentSearch:
     ``_span`` (the exponents searched, ``[0, span]``), ``_period_u`` (the period in exponent
     units, ``inf`` if none), ``_lobe`` (half-width of the kernel's main lobe in exponent
     units); and ``_theta`` (backend, ``(k, n_freq)``), ``theta_host``, ``_codec``,
-    ``_decode_cache``, ``dims``, ``n_axes``, ``_vectors``, ``_to_backend``.
+    ``_decode_cache``, ``n_features``, ``n_axes``, ``_vectors``, ``_to_backend``.
     """
 
     #: at least this many coarse candidates per axis when decoding
@@ -45,7 +45,7 @@ class ExponentSearch:
     model: Any
     xp: Any
     backend: Any
-    dims: int | None
+    n_features: int | None
     n_axes: int
     theta_host: np.ndarray
     _codec: Any
@@ -94,7 +94,7 @@ class ExponentSearch:
             grid = np.stack([m.reshape(-1) for m in mesh], axis=-1)
             nbytes = grid.shape[0] * self.model.vector_length * np.dtype(self.model.dtype_name).itemsize
             table = self._vectors(self._to_backend(grid, self._codec.real)) if nbytes <= TABLE_BYTES else None
-            on_backend = self._to_backend(grid, wide_float(self.backend))
+            on_backend = self._to_backend(grid, self.backend.default_float_dtype())
             self._decode_cache[key] = (grid, on_backend, table, [s for _, s in axes])
         return self._decode_cache[key]
 
@@ -216,7 +216,7 @@ class ExponentSearch:
 
     def _finish(self, u: Any) -> Any:
         """Exponents back into the encoder's domain (clamped, or wrapped for periodic axes)."""
-        xp, wide = self.xp, wide_float(self.backend)
+        xp, wide = self.xp, self.backend.default_float_dtype()
         periodic_host = self._period_u <= self._span * (1 + 1e-12)
         period = self._to_backend(np.where(periodic_host, self._period_u, 1.0), wide)
         periodic = self._to_backend(periodic_host, self.backend.dtype("bool"))
@@ -236,7 +236,7 @@ class ExponentSearch:
         one refinement: unbind the estimate and search a fine grid of ``fine_candidates``
         offsets around it (one shared table), take the vertex of a parabola through the
         three best similarities, and finish with ``newton_steps`` Newton steps. Returns a
-        0-d array for one vector, else shape ``(...)`` (``(..., k)`` for ``dims=k``), in the
+        0-d array for one vector, else shape ``(...)`` (``(..., k)`` for ``n_features=k``), in the
         backend's widest float type.
         """
         model, xp = self.model, self.xp
@@ -244,9 +244,9 @@ class ExponentSearch:
             resolution = check_int(resolution, "resolution", 2)
         vectors = check_vectors(model, vectors, "vectors")
         batch = tuple(vectors.shape[:-1])
-        shape = batch if self.dims is None else (*batch, self.n_axes)
+        shape = batch if self.n_features is None else (*batch, self.n_axes)
         if is_empty(batch):
-            return xp.zeros(shape, dtype=wide_float(self.backend), device=self.backend.device)
+            return xp.zeros(shape, dtype=self.backend.default_float_dtype(), device=self.backend.device)
         q = xp.reshape(vectors, (-1, model.vector_length))
         values = self._search(q, resolution)
         return xp.reshape(values, shape)

@@ -26,14 +26,18 @@ BSDC and BSDC-SEG bundle the bound pixels of each block of images in one call.
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_bool, check_int, check_number
+from .._deprecation import SINCE
+from .._params import POSITIVE_INT, Rule
+from .._validation import check_number
 from ..models.base import VSAModel
 from ..random import Purpose, fold_in
 from ._common import Sums, block_rows, level_step, quantize, take_rows
+from ._rules import FINITE, FLAG, LEVELS, Pair, range_alias
 from ._values import check_values, empty_vectors
 from .base import Encoder
 from .levels import LevelCodes
@@ -53,10 +57,11 @@ class ImageEncoder(Encoder):
     levels:
         Number of quantised pixel values (graded: neighbouring levels similar, the
         darkest and brightest unrelated).
-    value_range:
-        ``(low, high)`` of the pixel values (default ``(0, 255)``); values are
-        quantised to ``round((v - low) / (high - low) * (levels - 1))``. Values outside
+    min_val, max_val:
+        The range of the pixel values (default 0 to 255); values are quantised to
+        ``round((v - min_val) / (max_val - min_val) * (levels - 1))``. Values outside
         raise ``ValueError`` unless ``clip=True``; NaN and infinity always raise.
+        (``value_range=(low, high)`` is a deprecated alias of both.)
 
     Examples
     --------
@@ -70,31 +75,36 @@ class ImageEncoder(Encoder):
     (4, 10000)
     """
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {
+        "shape": Pair(POSITIVE_INT, "(height, width)"),
+        "levels": LEVELS,
+        "min_val": FINITE,
+        "max_val": FINITE,
+        "clip": FLAG,
+    }
+
+    @range_alias(lambda value_range: _split_value_range(value_range))
     def __init__(
         self,
         model: VSAModel,
         shape: tuple[int, int] = (28, 28),
         levels: int = 256,
         *,
-        value_range: tuple[float, float] = (0.0, 255.0),
+        min_val: float = 0.0,
+        max_val: float = 255.0,
         clip: bool = False,
         seed: int | None = None,
     ) -> None:
-        super().__init__(model, seed=seed)
-        if not isinstance(shape, (tuple, list)) or len(shape) != 2:
-            raise TypeError(f"shape must be (height, width), got {shape!r}")
-        self.shape = (check_int(shape[0], "shape[0]", 1), check_int(shape[1], "shape[1]", 1))
-        self.levels = check_int(levels, "levels", 2)
-        try:
-            low, high = value_range
-        except (TypeError, ValueError):
-            raise TypeError(f"value_range must be a pair (low, high), got {value_range!r}") from None
-        low, high = check_number(low, "value_range[0]"), check_number(high, "value_range[1]")
-        if not low < high:
-            raise ValueError(f"value_range must be finite (low, high) with low < high, got {value_range!r}")
-        level_step(low, high, self.levels)  # the levels are floats apart
-        self.value_range = (low, high)
-        self.clip = check_bool(clip, "clip")
+        super().__init__(
+            model, seed=seed, shape=shape, levels=levels, min_val=min_val, max_val=max_val, clip=clip
+        )
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.levels = int(levels)
+        self.min_val, self.max_val = float(min_val), float(max_val)
+        if not self.min_val < self.max_val:
+            raise ValueError(f"min_val must be below max_val, got min_val={min_val!r}, max_val={max_val!r}")
+        level_step(self.min_val, self.max_val, self.levels)  # the levels are floats apart
+        self.clip = clip
         height, width = self.shape
         self.row_codes = model.draw(height, self.seed, Purpose.PIXEL_POSITIONS, 1)  # Y_y
         self.column_codes = model.draw(width, self.seed, Purpose.PIXEL_POSITIONS, 0)  # X_x
@@ -102,6 +112,16 @@ class ImageEncoder(Encoder):
         self._sums = Sums.of(model)
         self._positions: Any = None
         self._plan: Any = None
+
+    @property
+    def value_range(self) -> tuple[float, float]:
+        """Deprecated: ``(min_val, max_val)``."""
+        warnings.warn(
+            f"ImageEncoder.value_range is deprecated since {SINCE}; use ImageEncoder.min_val and .max_val",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.min_val, self.max_val
 
     @property
     def n_pixels(self) -> int:
@@ -126,8 +146,8 @@ class ImageEncoder(Encoder):
         values = check_values(
             self.model.backend,
             images,
-            low=self.value_range[0],
-            high=self.value_range[1],
+            low=self.min_val,
+            high=self.max_val,
             clip=self.clip,
             name="images",
         )
@@ -136,7 +156,7 @@ class ImageEncoder(Encoder):
             raise ValueError(
                 f"images must have shape {self.shape} or (n, {height}, {width}), got {tuple(values.shape)}"
             )
-        return quantize(self.model, values, *self.value_range, self.levels)
+        return quantize(self.model, values, self.min_val, self.max_val, self.levels)
 
     def encode(self, images: Any) -> Any:
         """One image ``(H, W)`` -> one vector; a batch ``(n, H, W)`` -> ``(n, vector_length)``."""
@@ -238,3 +258,12 @@ class ImageEncoder(Encoder):
         model = self.model
         bound = model.bind(take_rows(model, self.level_vectors, q.reshape(-1)), self.position_codes)
         return model.bundle(bound)
+
+
+def _split_value_range(value_range: Any) -> tuple[float, float]:
+    """The deprecated ``value_range=(low, high)`` as ``min_val, max_val`` (numbers)."""
+    try:
+        low, high = value_range
+    except (TypeError, ValueError):
+        raise TypeError(f"value_range must be a pair (low, high), got {value_range!r}") from None
+    return check_number(low, "value_range[0]"), check_number(high, "value_range[1]")

@@ -5,14 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_bool, check_int
+from .._deprecation import keyword_only_after
+from .._params import Interval, Rule
 from ..models.base import VSAModel
 from ..random import Purpose, random_words
 from ._jit import compiled
+from ._rules import FLAG, Items
 from ._values import (
     check_values,
     check_vectors,
@@ -20,7 +22,6 @@ from ._values import (
     host_backend,
     index_dtype,
     is_empty,
-    wide_float,
 )
 from .base import Encoder
 from .fpe_decode import TABLE_BYTES
@@ -87,25 +88,24 @@ class ResidueEncoder(Encoder):
     def supports(cls, model: Any) -> bool:
         return model.has_phasor_form
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {
+        "moduli": Items(Interval(2, integral=True), "a non-empty sequence of ints >= 2"),
+        "clip": FLAG,
+    }
+
+    @keyword_only_after(2)
     def __init__(
         self,
         model: VSAModel,
         moduli: Sequence[int] = (3, 5, 7),
-        seed: int | None = None,
         *,
+        seed: int | None = None,
         clip: bool = False,
     ) -> None:
-        super().__init__(model, seed=seed)
+        super().__init__(model, seed=seed, moduli=moduli, clip=clip)
         check_phasor_model(model, "ResidueEncoder")
-        self.clip = check_bool(clip, "clip")
-        try:
-            moduli = tuple(check_int(m, "every modulus", 2) for m in moduli)
-        except TypeError as exc:
-            if isinstance(moduli, Sequence):
-                raise
-            raise TypeError(f"moduli must be a sequence of ints >= 2, got {moduli!r}") from exc
-        if not moduli:
-            raise ValueError("moduli must not be empty")
+        self.clip = clip
+        moduli = tuple(int(m) for m in moduli)
         for i, a in enumerate(moduli):
             for b in moduli[i + 1 :]:
                 if math.gcd(a, b) != 1:
@@ -210,7 +210,7 @@ class ResidueEncoder(Encoder):
         spectrum = codec.spectrum(q)
         # each modulus alone: the power M / m turns every other modulus's phases into whole
         # turns, and residue r into r * (M / m) mod m
-        angle = xp.astype(xp.atan2(xp.imag(spectrum), xp.real(spectrum)), wide_float(self.backend))
+        angle = xp.astype(xp.atan2(xp.imag(spectrum), xp.real(spectrum)), self.backend.default_float_dtype())
         choice = []
         for i, m in enumerate(self.moduli):
             p = self.modulus // m
@@ -256,7 +256,9 @@ class ResidueEncoder(Encoder):
             method = "exhaustive" if nbytes <= TABLE_BYTES else "moduli"
         if method == "exhaustive":
             if self._table is None:
-                values = xp.arange(self.modulus, dtype=wide_float(self.backend), device=self.backend.device)
+                values = xp.arange(
+                    self.modulus, dtype=self.backend.default_float_dtype(), device=self.backend.device
+                )
                 self._table = self.encode(values)
             return xp.reshape(self._program("_decode_exhaustive")(q, self._table), batch)
         # made eagerly, so that a compiled decode sees them as constants

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_bool, check_int, check_number
+from .._deprecation import keyword_only_after
+from .._params import Rule
 from ..backends import dtype_name
+from ..compat import levels_argument
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import level_step
 from ._jit import compiled
-from ._values import check_values, check_vectors, empty_vectors, index_dtype, is_empty, wide_float
+from ._rules import FINITE, FLAG, LEVELS
+from ._values import check_values, check_vectors, empty_vectors, index_dtype, is_empty
 from .base import Encoder
 from .levels import LevelCodes
 
@@ -29,13 +32,6 @@ __all__ = ["LevelEncoder", "ThermometerEncoder"]
 
 #: element kinds whose elements have an "on" and an "off" value (thermometer codes)
 _ON_OFF_KINDS = ("bipolar", "bounded", "binary", "phasor", "gaussian")
-
-
-def _levels_argument(levels: Any, alias: Any, alias_name: str) -> int:
-    if levels is not None and alias is not None:
-        raise TypeError(f"give levels or {alias_name} (its HoloVec name), not both")
-    value = levels if levels is not None else alias
-    return 100 if value is None else check_int(value, "levels", 2)
 
 
 def _level_index(xp: Any, low: float, step: float, levels: int, halved: bool, x: Any) -> Any:
@@ -62,16 +58,23 @@ class _LevelTable(Encoder):
     """A table of ``levels`` vectors for the values ``min_val + i * step``; values map to the
     nearest level (``round``), vectors to the most similar level."""
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {
+        "min_val": FINITE,
+        "max_val": FINITE,
+        "levels": LEVELS,
+        "clip": FLAG,
+    }
+
     def __init__(
         self, model: VSAModel, min_val: Any, max_val: Any, levels: int, seed: int | None, clip: bool
     ) -> None:
-        super().__init__(model, seed=seed)
-        self.min_val, self.max_val = check_number(min_val, "min_val"), check_number(max_val, "max_val")
+        super().__init__(model, seed=seed, min_val=min_val, max_val=max_val, levels=levels, clip=clip)
+        self.min_val, self.max_val = float(min_val), float(max_val)
         if self.min_val >= self.max_val:
             raise ValueError(f"min_val must be below max_val, got min_val={min_val!r}, max_val={max_val!r}")
-        self.levels, self.clip = levels, check_bool(clip, "clip")
-        top = float(np.finfo(np.dtype(dtype_name(wide_float(self.backend)))).max)
-        self.step, self._halved = level_step(self.min_val, self.max_val, levels, top)
+        self.levels, self.clip = int(levels), clip
+        top = float(np.finfo(np.dtype(dtype_name(self.backend.default_float_dtype()))).max)
+        self.step, self._halved = level_step(self.min_val, self.max_val, self.levels, top)
         self._table: Any = None
 
     @property
@@ -82,7 +85,9 @@ class _LevelTable(Encoder):
     @property
     def level_values(self) -> Any:
         """The value of each level (the backend's widest float), shape ``(levels,)``."""
-        index = self.xp.arange(self.levels, dtype=wide_float(self.backend), device=self.backend.device)
+        index = self.xp.arange(
+            self.levels, dtype=self.backend.default_float_dtype(), device=self.backend.device
+        )
         return self._values_of(index)
 
     def _values_of(self, index: Any) -> Any:
@@ -125,9 +130,9 @@ class _LevelTable(Encoder):
         vectors = check_vectors(model, vectors, "vectors")
         batch = tuple(vectors.shape[:-1])
         if is_empty(batch):
-            return xp.zeros(batch, dtype=wide_float(self.backend), device=self.backend.device)
+            return xp.zeros(batch, dtype=self.backend.default_float_dtype(), device=self.backend.device)
         best = xp.argmax(model.similarity_matrix(vectors, self._table), axis=-1)
-        return self._values_of(xp.astype(best, wide_float(self.backend)))
+        return self._values_of(xp.astype(best, self.backend.default_float_dtype()))
 
 
 class LevelEncoder(_LevelTable):
@@ -178,22 +183,23 @@ class LevelEncoder(_LevelTable):
     def supports(cls, model: Any) -> bool:
         return model.atoms_exchangeable
 
+    @keyword_only_after(4)
     def __init__(
         self,
         model: VSAModel,
         min_val: float,
         max_val: float,
         levels: int | None = None,
-        seed: int | None = None,
         *,
+        seed: int | None = None,
         clip: bool = False,
         n_levels: int | None = None,
     ) -> None:
-        levels = _levels_argument(levels, n_levels, "n_levels")
+        levels = levels_argument(levels, n_levels, "n_levels")
         super().__init__(model, min_val, max_val, levels, seed, clip)
         codes = LevelCodes(
             model,
-            levels,
+            self.levels,
             self.seed,
             ends_purpose=Purpose.SCALAR_LEVELS,
             order_purpose=Purpose.SCALAR_LEVEL_ORDER,
@@ -235,20 +241,21 @@ class ThermometerEncoder(_LevelTable):
     def supports(cls, model: Any) -> bool:
         return model.element_kind in _ON_OFF_KINDS
 
+    @keyword_only_after(4)
     def __init__(
         self,
         model: VSAModel,
         min_val: float,
         max_val: float,
         levels: int | None = None,
-        seed: int | None = None,
         *,
+        seed: int | None = None,
         clip: bool = False,
         n_bins: int | None = None,
     ) -> None:
-        levels = _levels_argument(levels, n_bins, "n_bins")
+        levels = levels_argument(levels, n_bins, "n_bins")
         super().__init__(model, min_val, max_val, levels, 0 if seed is None else seed, clip)
-        dim = model.dim
+        dim, levels = model.dim, self.levels
         if levels - 1 > dim:
             raise ValueError(f"{levels} thermometer levels need dim >= {levels - 1}, got dim {dim}")
         self.counts = np.floor(np.arange(levels) * dim / (levels - 1) + 0.5).astype(np.int64)

@@ -9,16 +9,18 @@ operand given the right one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_bool, check_number
+from .._params import Rule
+from .._validation import check_number
 from ..models.base import VSAModel
 from ._common import bundle_segments, sqrt_dim_threshold, take_rows
+from ._rules import FLAG
 from ._values import check_vectors, empty_vectors
 from .base import Encoder
-from .symbols import SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols
+from .symbols import SYMBOLS_RULE, SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols
 
 __all__ = ["GraphEncoder", "RecordEncoder"]
 
@@ -46,6 +48,8 @@ class RecordEncoder(Encoder):
     'paris'
     """
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {"roles": SYMBOLS_RULE, "fillers": SYMBOLS_RULE}
+
     def __init__(
         self,
         model: VSAModel,
@@ -54,7 +58,7 @@ class RecordEncoder(Encoder):
         *,
         seed: int | None = None,
     ) -> None:
-        super().__init__(model, seed=seed)
+        super().__init__(model, seed=seed, roles=roles, fillers=fillers)
         self.roles = resolve_symbols(model, roles, self.seed, "role")
         self.fillers = resolve_symbols(model, fillers, self.seed, "filler")
 
@@ -223,6 +227,8 @@ class GraphEncoder(Encoder):
     ['a', 'b', 'd']
     """
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {"directed": FLAG, "nodes": SYMBOLS_RULE}
+
     def __init__(
         self,
         model: VSAModel,
@@ -231,8 +237,8 @@ class GraphEncoder(Encoder):
         nodes: SymbolTable | SymbolCodebook | Sequence[Any] | None = None,
         seed: int | None = None,
     ) -> None:
-        super().__init__(model, seed=seed)
-        self.directed = check_bool(directed, "directed")
+        super().__init__(model, seed=seed, directed=directed, nodes=nodes)
+        self.directed = directed
         self.nodes = resolve_symbols(model, nodes, self.seed, "node")
 
     def _edges(self, edge_lists: list[Any]) -> tuple[Any, np.ndarray]:

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_bool, check_int
+from .._deprecation import keyword_only_after
+from .._params import InstanceOf, Rule
+from .._validation import check_int
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import take_rows
+from ._rules import FLAG
 from ._values import check_vectors, host_backend
 from .base import Encoder
 
@@ -95,17 +98,24 @@ class SymbolTable(Encoder):
     ('cat', 1.0)
     """
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {
+        "namespace": InstanceOf(str, what="a str"),
+        "cache": FLAG,
+    }
+
+    @keyword_only_after(1)
     def __init__(
-        self, model: VSAModel, seed: int | None = None, *, namespace: str = "", cache: bool = True
+        self, model: VSAModel, *, seed: int | None = None, namespace: str = "", cache: bool = True
     ) -> None:
-        super().__init__(model, seed=seed)
-        if not isinstance(namespace, str):
-            raise TypeError(f"namespace must be a str, got {type(namespace).__name__}")
+        super().__init__(model, seed=seed, namespace=namespace, cache=cache)
         self.namespace = namespace
-        self.cache = check_bool(cache, "cache")
+        self.cache = cache
         self._rows: dict[int, int] = {}  # digest -> row of self._store
         self._labels: list[Any] = []
         self._store: Any = None
+        #: True where an encoder made this table for its ``symbols`` left at None (the
+        #: encoder's repr then leaves it out)
+        self.made_by_encoder = False
 
     # -- lookups -------------------------------------------------------------------------
     def digest(self, label: Any) -> int:
@@ -229,7 +239,7 @@ class SymbolCodebook:
         namespace: str = "",
     ) -> None:
         if isinstance(table, VSAModel):
-            table = SymbolTable(table, seed, namespace=namespace)
+            table = SymbolTable(table, seed=seed, namespace=namespace)
         elif not isinstance(table, SymbolTable):
             raise TypeError(f"expected a SymbolTable or a model, got {type(table).__name__}")
         self.table = table
@@ -253,7 +263,7 @@ class SymbolCodebook:
     def __repr__(self) -> str:
         return f"SymbolCodebook({len(self)} labels, model={self.model!r})"
 
-    def _repr_without_model(self) -> str:
+    def repr_without_model(self) -> str:
         """The repr within an encoder of the same model."""
         return f"SymbolCodebook({len(self)} labels)"
 
@@ -339,14 +349,19 @@ def rows_of_sequence(symbols: SymbolTable | SymbolCodebook, sequence: Any) -> tu
         codes = np.frombuffer(sequence.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         distinct, inverse = np.unique(codes, return_inverse=True)
         rows = symbols.rows([chr(c) for c in distinct.tolist()])
-        return rows[inverse.reshape(-1)], symbols._store
+        return rows[inverse.reshape(-1)], _matrix_or_none(symbols)
     items = _as_list(sequence)
     kinds = set(map(type, items))
     if len(items) > 1 and (kinds == {str} or kinds == {int}):  # numpy sorts these in C
         distinct, inverse = np.unique(np.asarray(items), return_inverse=True)
         rows = symbols.rows(distinct.tolist())
-        return rows[inverse.reshape(-1)], symbols._store
-    return symbols.rows(items), symbols._store  # None for an empty table and no items
+        return rows[inverse.reshape(-1)], _matrix_or_none(symbols)
+    return symbols.rows(items), _matrix_or_none(symbols)
+
+
+def _matrix_or_none(table: SymbolTable) -> Any:
+    """The table's vectors, or None for an empty table (and no items to encode)."""
+    return table.matrix if len(table) else None
 
 
 def _as_list(sequence: Any) -> list[Any]:
@@ -360,21 +375,29 @@ def _as_list(sequence: Any) -> list[Any]:
         raise TypeError(f"expected a sequence of labels or a str, got {type(sequence).__name__}") from None
 
 
+#: the rule of an encoder's ``symbols`` (``roles``, ``fillers``, ``nodes``) parameter: what
+#: :func:`resolve_symbols` takes (a table or codebook of another model is a ``ValueError`` there)
+SYMBOLS_RULE = InstanceOf(
+    SymbolTable, SymbolCodebook, str, list, tuple, type(None),
+    what="a SymbolTable, a SymbolCodebook, a list of labels or None",
+)  # fmt: skip
+
+
 def resolve_symbols(
     model: VSAModel, symbols: Any, seed: int, namespace: str = ""
 ) -> SymbolTable | SymbolCodebook:
     """An encoder's ``symbols`` argument: a table or codebook of ``model``, a list of
     labels (a codebook), or None (a new table from ``seed``)."""
     if symbols is None:
-        table = SymbolTable(model, seed, namespace=namespace)
-        table._made_for_none = True  # the encoder's default (its repr leaves it out)
+        table = SymbolTable(model, seed=seed, namespace=namespace)
+        table.made_by_encoder = True  # the encoder's default (its repr leaves it out)
         return table
     if isinstance(symbols, (SymbolTable, SymbolCodebook)):
         if symbols.model != model:
             raise ValueError("symbols must belong to the same model as the encoder")
         return symbols
     if isinstance(symbols, (str, list, tuple)):
-        return SymbolCodebook(SymbolTable(model, seed, namespace=namespace), symbols)
+        return SymbolCodebook(SymbolTable(model, seed=seed, namespace=namespace), symbols)
     raise TypeError(
         "symbols must be a SymbolTable, a SymbolCodebook, a list of labels or None, "
         f"got {type(symbols).__name__}"

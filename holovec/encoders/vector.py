@@ -38,15 +38,16 @@ allocated.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_int, check_number
+from .._params import POSITIVE_INT, Rule
 from ..backends import dtype_name
 from ..models.base import CHECKED_ALLOCATION_BYTES, AllocationError, VSAModel
 from ..random import Purpose, random_normal
 from ._common import Sums
+from ._rules import POSITIVE_NUMBER
 from ._values import check_values
 from .base import Encoder
 
@@ -94,14 +95,16 @@ class VectorEncoder(Encoder):
     def supports(cls, model: Any) -> bool:
         return model.element_kind in _KINDS
 
+    _parameter_rules: ClassVar[dict[str, Rule]] = {"n_features": POSITIVE_INT, "bandwidth": POSITIVE_NUMBER}
+
     def __init__(
         self, model: VSAModel, n_features: int, *, bandwidth: float = 1.0, seed: int | None = None
     ) -> None:
-        super().__init__(model, seed=seed)
-        self.n_features = check_int(n_features, "n_features", 1)
-        bandwidth = check_number(bandwidth, "bandwidth")
+        super().__init__(model, seed=seed, n_features=n_features, bandwidth=bandwidth)
+        self.n_features = int(n_features)
+        bandwidth = float(bandwidth)
         top = float(np.finfo(np.dtype(dtype_name(self.real_dtype))).max)
-        if not (bandwidth > 0 and bandwidth <= top):
+        if not bandwidth <= top:  # the rules took a positive float; it must fit the projection's too
             raise ValueError(
                 f"bandwidth must be a positive finite number that fits the projection's "
                 f"{dtype_name(self.real_dtype)} (at most {top:.6g}), got {bandwidth}"

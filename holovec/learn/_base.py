@@ -3,8 +3,6 @@ progress and the check that training stayed finite (private)."""
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from .._params import POSITIVE_INT, Either, Flag, InstanceOf, Options, check_parameters
 from ..backends import dtype_name, get_backend, resolve_backend_name
 from ..encoders.base import Encoder
 from ._data import (
@@ -25,6 +24,7 @@ from ._data import (
     padded_size,
     take_rows,
 )
+from ._seed import RANDOM_STATE, seed_of
 from ._space import Space
 from .encoding import HDEncoder
 
@@ -36,59 +36,6 @@ class TrainingDivergedError(ValueError):
     """Training produced numbers beyond the range of the learning space's floats (an
     overflow, then NaN): the learning rate is too large for the data, or the targets are.
     A ``ValueError`` (the parameters or data were unfit); the message says what to change."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    """The rule of a numeric parameter: an int (``integral``) or a finite real number within
-    ``low`` and ``high`` (``None``: unbounded), which ``closed`` includes (``"both"``,
-    ``"left"``, ``"right"`` or ``"neither"``). NumPy scalars pass like the Python numbers
-    they equal (grid searches make them from ``np.arange``)."""
-
-    low: float | None = None
-    high: float | None = None
-    closed: str = "both"
-    integral: bool = False
-
-    def check(self, name: str, value: Any) -> None:
-        kind = numbers.Integral if self.integral else numbers.Real
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
-            raise TypeError(f"{name} must be {self.describe()}, got {type(value).__name__} {value!r}")
-        if not ((self.integral or math.isfinite(value)) and self._within(value)):  # (ints of any size)
-            raise ValueError(f"{name} must be {self.describe()}, got {value!r}")
-
-    def _within(self, value: Any) -> bool:
-        left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
-        above = self.low is None or (value >= self.low if left else value > self.low)
-        below = self.high is None or (value <= self.high if right else value < self.high)
-        return above and below
-
-    def describe(self) -> str:
-        noun = "an int" if self.integral else "a finite number"
-        left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
-        if self.low is not None and self.high is not None:
-            return f"{noun} in {'[' if left else '('}{self.low}, {self.high}{']' if right else ')'}"
-        if self.low is not None:
-            return f"{noun} {'>=' if left else '>'} {self.low}"
-        if self.high is not None:
-            return f"{noun} {'<=' if right else '<'} {self.high}"
-        return noun
-
-
-@dataclass(frozen=True)
-class Flag:
-    """The rule of a True/False parameter."""
-
-    def check(self, name: str, value: Any) -> None:
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {value!r}")
-
-
-#: shared rules: a positive int, a non-negative int, a positive number, a non-negative number
-POSITIVE_INT = Interval(1, integral=True)
-NON_NEGATIVE_INT = Interval(0, integral=True)
-POSITIVE = Interval(0, closed="neither")
-NON_NEGATIVE = Interval(0)
 
 
 @dataclass(frozen=True)
@@ -133,27 +80,36 @@ class HDEstimator(BaseEstimator):
     vectors), an :class:`HDEncoder` (cloned; the shared settings left at ``None`` are
     the encoder's), or any holovec encoder (its model is used).
 
+    ``random_state`` is scikit-learn's name for ``seed`` (see :class:`HDEncoder`).
+
     Each parameter is checked at ``fit`` against its rule in ``_parameter_rules`` (merged
-    along the class's bases: a subclass restates a rule to change it).
+    along the class's bases: a subclass restates a rule to change it; see
+    ``holovec._params``): a wrong type is a ``TypeError``, a wrong value a ``ValueError``.
     """
 
-    _parameter_rules: ClassVar[dict[str, Any]] = {"batch_size": POSITIVE_INT, "verbose": Flag()}
-
-    @classmethod
-    def _rules(cls) -> dict[str, Any]:
-        rules: dict[str, Any] = {}
-        for klass in reversed(cls.__mro__):
-            rules.update(vars(klass).get("_parameter_rules", {}))
-        return rules
+    _parameter_rules: ClassVar[dict[str, Any]] = {
+        "encoder": Either(
+            Options(None, "precomputed"),
+            InstanceOf(HDEncoder, Encoder, what="an HDEncoder or a holovec encoder"),
+        ),
+        "batch_size": POSITIVE_INT,
+        "verbose": Flag(),
+        "random_state": RANDOM_STATE,
+    }
 
     def _check_params(self) -> None:
         """``TypeError`` or ``ValueError`` for the first parameter that breaks its rule."""
-        for name, rule in self._rules().items():
-            rule.check(name, getattr(self, name))
+        check_parameters(self)
+
+    def _shared_settings(self) -> dict[str, Any]:
+        """The settings passed on to the encoder (the seed: ``seed`` or ``random_state``)."""
+        mine = {k: getattr(self, k) for k in _SHARED}
+        mine["seed"] = seed_of(self.seed, self.random_state, type(self).__name__)
+        return mine
 
     def _make_encoder(self) -> HDEncoder:
         enc = self.encoder
-        mine = {k: getattr(self, k) for k in _SHARED}
+        mine = self._shared_settings()
         if enc is None or (isinstance(enc, str) and enc == "precomputed"):
             settings = {k: v for k, v in mine.items() if v is not None}
             if enc is not None:
@@ -164,7 +120,7 @@ class HDEstimator(BaseEstimator):
             return HDEncoder(encoder=enc)
         if isinstance(enc, HDEncoder):
             enc = clone(enc)
-            given = enc.get_params(deep=False)
+            given = enc.get_params(deep=False) | {"seed": enc.chosen_seed()}
             self._check_agree({k: given[k] for k in _SHARED}, mine, "encoder")
             if isinstance(given["encoder"], Encoder):
                 self._check_holovec_encoder(given["encoder"])
@@ -180,7 +136,7 @@ class HDEstimator(BaseEstimator):
         (``backend="auto"`` leaves the choice to it)."""
         model = enc.model
         given = {"model": model.name, "dim": model.dim, "seed": getattr(enc, "seed", None)}
-        self._check_agree(given, {k: getattr(self, k) for k in _SHARED}, "the encoder's model")
+        self._check_agree(given, self._shared_settings(), "the encoder's model")
         here, asked = model.backend, self.backend
         if isinstance(asked, str) and asked.lower() == "auto":
             asked = None
@@ -212,7 +168,7 @@ class HDEstimator(BaseEstimator):
     def _fit_encoder(self, X: Any) -> Any:
         """Fit the encoder on ``X``; ``X`` as checked."""
         self.encoder_ = self._make_encoder()
-        X = self.encoder_._fit(X)
+        X = self.encoder_.fit_checked(X)
         self.model_ = self.encoder_.model_
         self.space_ = Space(self.model_)
         if hasattr(self.encoder_, "n_features_in_"):
@@ -221,7 +177,7 @@ class HDEstimator(BaseEstimator):
 
     def _check_input(self, X: Any) -> Any:
         """``X`` checked against the fitted encoder (shape, features, finiteness)."""
-        X = self.encoder_._checked(X)
+        X = self.encoder_.check_input(X)
         if hasattr(self.encoder_, "n_features_in_"):
             self.n_features_in_ = self.encoder_.n_features_in_
         return X
@@ -267,7 +223,7 @@ class HDEstimator(BaseEstimator):
             if kept is not None:
                 H = take_rows(kept, index)
             else:
-                H = self.encoder_._encode(take_rows(X, index))
+                H = self.encoder_.encode_checked(take_rows(X, index))
                 H = H if vectors else self.space_.features(H)
             yield Batch(rows, H, index, mask)
 
@@ -363,17 +319,18 @@ class HDEstimator(BaseEstimator):
                 f"numbers (a sum over them comes to {value:.3g}), which no fit leaves"
             )
 
+    # -- the hooks of holovec.learn.load (see holovec.learn.persistence) --------------------
     @classmethod
-    def _fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+    def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         """The fitted state a saved estimator of this class holds, for checking a file
         before its arrays are read: each attribute's shape (an array of the learning
         space's floats; ``()``: a number), given the classes (``None`` for a regressor)
         and the learning space's width."""
         raise NotImplementedError
 
-    def _restore_derived(self) -> None:
-        """After loading: the saved state checked as a fit leaves it (with
-        :meth:`_check_saved_range`), and what derives from it made again."""
+    def restore_derived(self) -> None:
+        """After :func:`~holovec.learn.load` set the saved state: that state checked as a
+        fit leaves it (``ValueError`` otherwise), and what derives from it made again."""
         raise NotImplementedError
 
     def save(self, path: Any) -> None:

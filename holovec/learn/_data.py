@@ -16,18 +16,16 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .._validation import check_known_shape
-from ..backends.base import check_has_data
+from ..backends import array_kind, to_host
+from ..backends.arrays import check_has_data
 from ..random import fold_in
 
 
 def is_framework_array(x: Any) -> bool:
-    """A torch tensor, JAX array or dask array (kept on its device, or lazy on its cluster),
-    as opposed to a NumPy-like."""
-    return (
-        array_api_compat.is_torch_array(x)
-        or array_api_compat.is_jax_array(x)
-        or array_api_compat.is_dask_array(x)
-    )
+    """An array of a framework other than NumPy (a torch tensor, a JAX or Dask array: kept
+    on its device, or lazy on its cluster), as opposed to a NumPy-like (lists, NumPy
+    arrays, pandas frames)."""
+    return array_kind(x) not in (None, "numpy")
 
 
 def batch_rows(model: Any, batch_size: int, n: int) -> int:
@@ -78,16 +76,7 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
 def host_labels(y: Any) -> np.ndarray:
     """Labels or targets as a NumPy array (framework arrays are moved to the host: they are small)."""
     check_has_data(y, "y")
-    if array_api_compat.is_torch_array(y):
-        y = y.detach().cpu()
-        return (y.float() if str(y.dtype) == "torch.bfloat16" else y).numpy()  # float32 holds bfloat16
-    if array_api_compat.is_jax_array(y):
-        import jax
-
-        return np.asarray(jax.device_get(y))
-    if array_api_compat.is_dask_array(y):
-        return np.asarray(y.compute())
-    return y
+    return to_host(y) if is_framework_array(y) else y  # (bfloat16 as float32, which holds it)
 
 
 def n_rows(X: Any) -> int:

@@ -1,6 +1,6 @@
 """Docstring text that several estimators share: written once here, put into each
-estimator's docstring where a line says ``{encoder_parameters}``, ``{ridge_memory}`` or
-``{retraining_parameters}``
+estimator's docstring where a line says ``{encoder_parameters}``, ``{ridge_memory}``,
+``{retraining_parameters}`` or ``{random_state}``
 (private)."""
 
 from __future__ import annotations
@@ -31,8 +31,18 @@ RIDGE_MEMORY = """\
     allocating (:class:`~holovec.models.AllocationError`).
 """
 
+#: ``random_state``, scikit-learn's name for ``seed``, the same for every estimator
+RANDOM_STATE = """\
+    random_state : int or None, default None
+        scikit-learn's name for ``seed`` (set by its tools, such as ``check_estimator``):
+        give either, or both equal (``ValueError`` where they differ). A NumPy
+        ``RandomState`` or ``Generator`` is refused (``TypeError``): holovec's generator is
+        seeded by an int, so that a fit reproduces from its parameters.
+"""
+
 #: the retraining classifiers' (AdaptHD, OnlineHD, NeuralHD) parameters after ``lr``
-RETRAINING_PARAMETERS = """\
+RETRAINING_PARAMETERS = (
+    """\
     binarize : bool, default False
         After training, round the prototypes to the model's own vectors and predict by the
         model's similarity (MAP and BSC only), as for :class:`CentroidClassifier`.
@@ -48,11 +58,14 @@ RETRAINING_PARAMETERS = """\
     verbose : bool, default False
         Show a progress bar over the epochs of training, with the training accuracy.
 """
+    + RANDOM_STATE
+)
 
 _MARKERS = {
     "encoder_parameters": ENCODER_PARAMETERS,
     "ridge_memory": RIDGE_MEMORY,
     "retraining_parameters": RETRAINING_PARAMETERS,
+    "random_state": RANDOM_STATE,
 }
 
 

@@ -16,16 +16,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from .._fixed_order import pair_dots_kernel, rounding_margin
-from ..encoders._values import wide_float
 from ..models import AllocationError
 from ..models.base import CHECKED_ALLOCATION_BYTES
+from ..models.protocol import real_dtype_name
 
 #: element kinds whose lifted elements are all +-1, values the model's own checks pin
 #: (see Space.row_length); not phasors: FHRR accepts any finite complex numbers as vectors
@@ -52,14 +51,12 @@ def _compiled(backend: Any, step: Callable[..., Any]) -> Callable[..., Any]:
     return backend.jit(step) if backend.jit_kernels else step
 
 
-def _singular_system_errors() -> tuple[type[Exception], ...]:
-    """The errors the frameworks' ``linalg.solve`` raise for a singular system (torch's
-    only where torch is imported already: a torch system needs it)."""
-    errors: list[type[Exception]] = [np.linalg.LinAlgError]
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        errors.append(torch.linalg.LinAlgError)
-    return tuple(errors)
+def _is_singular_system_error(error: BaseException) -> bool:
+    """Whether ``error`` is a framework's ``linalg.solve`` refusing a singular system: NumPy's
+    and torch's are both named ``LinAlgError`` (``numpy.linalg.LinAlgError``;
+    ``torch.linalg.LinAlgError``, whose class is ``torch._C._LinAlgError``), recognised by
+    name so that no framework is imported here."""
+    return any(kind.__name__.lstrip("_") == "LinAlgError" for kind in type(error).__mro__)
 
 
 class Space:
@@ -81,7 +78,7 @@ class Space:
         # one multiply makes it a unit row
         self.row_length = math.sqrt(model.dim) if model.element_kind in _UNIT_ELEMENTS else None
         # what compiled steps read of a space (see __eq__): hashed at every call of one
-        self._arithmetic = (self.backend, self.dtype_name, self.complex, self.width, self.row_length)
+        self.arithmetic = (self.backend, self.dtype_name, self.complex, self.width, self.row_length)
         self.backend.register_static(Space)  # a space is a static argument of compiled steps
 
     def __reduce__(self) -> tuple:
@@ -92,10 +89,10 @@ class Space:
         """Spaces are equal when their arithmetic is: the same backend and device, float
         dtype and width (what a compiled step reads of a space, see :meth:`run`), so that
         learners of models that differ only by their seed share their programs."""
-        return isinstance(other, Space) and other._arithmetic == self._arithmetic
+        return isinstance(other, Space) and other.arithmetic == self.arithmetic
 
     def __hash__(self) -> int:
-        return hash(self._arithmetic)
+        return hash(self.arithmetic)
 
     def run(self, step: Callable[..., Any], *args: Any) -> Any:
         """``step(self, *args)``, as one compiled program where the backend compiles
@@ -109,7 +106,7 @@ class Space:
     @staticmethod
     def real_dtype_name(model_dtype: str) -> str:
         """The float dtype learned arrays have for vectors of ``model_dtype``."""
-        return "float64" if model_dtype in ("float64", "complex128") else "float32"
+        return real_dtype_name(model_dtype)
 
     @staticmethod
     def width_of(dim: int, model_dtype: str) -> int:
@@ -240,7 +237,9 @@ class Space:
         :meth:`solve`) become a ``ValueError`` with ``message``."""
         try:
             yield
-        except _singular_system_errors():
+        except Exception as error:
+            if not _is_singular_system_error(error):
+                raise
             raise ValueError(message) from None
 
     def check_memory(self, needed: int, what: str, advice: str) -> None:
@@ -262,7 +261,7 @@ class Space:
 
     def wide(self) -> Any:
         """The float dtype for solving linear systems (float64 where the backend has it)."""
-        return wide_float(self.backend)
+        return self.backend.default_float_dtype()
 
     def dim_scores(self, per_feature: Any) -> Any:
         """A score per feature column ``(width,)`` folded to one per model dimension ``(dim,)``."""

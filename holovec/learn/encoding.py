@@ -4,19 +4,18 @@ scikit-learn transformer."""
 from __future__ import annotations
 
 import math
-import numbers
 import secrets
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._params import NONE, POSITIVE, POSITIVE_INT, Either, Flag, InstanceOf, Options, check_parameters
 from .._validation import check_known_shape
 from ..backends import dtype_name
-from ..backends.base import check_has_data
+from ..backends.arrays import check_has_data
 from ..encoders import SinusoidEncoder, VectorEncoder
-from ..encoders._values import wide_float
 from ..encoders.base import Encoder
 from ..random import check_seed
 from ..vsa import VSA
@@ -31,11 +30,21 @@ from ._data import (
     padded_size,
     take_rows,
 )
+from ._seed import RANDOM_STATE, seed_of
 
-__all__ = ["HDEncoder"]
+__all__ = ["HDEncoder", "feature_encoder"]
 
 #: the encodings of feature matrices, by name
 ENCODINGS = {"sinusoid": SinusoidEncoder, "projection": VectorEncoder}
+
+
+def feature_encoder(encoding: str, model: Any, n_features: int, bandwidth: float | str, seed: int) -> Encoder:
+    """The holovec encoder of ``n_features`` numeric features that ``HDEncoder`` makes for
+    ``encoding`` (``"sinusoid"`` or ``"projection"``), ``model``, ``bandwidth`` (a number, or
+    ``"scale"``: ``1 / sqrt(n_features)``) and ``seed``: also what a saved encoder is made
+    again from (:func:`holovec.learn.load`)."""
+    width = 1.0 / math.sqrt(n_features) if bandwidth == "scale" else float(bandwidth)
+    return ENCODINGS[encoding](model, n_features, bandwidth=width, seed=seed)
 
 
 def _tiny_scale(scale: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -89,6 +98,14 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         (stored in ``seed_``).
     batch_size : int, default 1024
         Rows encoded at once: memory is bounded by ``batch_size * dim``, not the data set.
+    random_state : int or None, default None
+        scikit-learn's name for ``seed``: give either (both only if equal). A NumPy
+        ``RandomState`` or ``Generator`` is refused (``TypeError``): holovec's generator is
+        seeded by an int, so that a fit reproduces from its parameters.
+
+    Each parameter is checked at ``fit`` against its rule (``_parameter_rules``): a value
+    of the wrong type is a ``TypeError``, a value of the right type out of range a
+    ``ValueError``.
 
     Attributes
     ----------
@@ -126,6 +143,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         device: Any = None,
         seed: int | None = None,
         batch_size: int = 1024,
+        random_state: int | None = None,
     ) -> None:
         self.model = model
         self.dim = dim
@@ -137,37 +155,22 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.device = device
         self.seed = seed
         self.batch_size = batch_size
+        self.random_state = random_state
 
     # -- parameters -------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        if (
-            not isinstance(self.batch_size, numbers.Integral)
-            or isinstance(self.batch_size, bool)
-            or self.batch_size < 1
-        ):
-            raise ValueError(f"batch_size must be a positive int, got {self.batch_size!r}")
-        if self.encoder is not None:
-            if not isinstance(self.encoder, Encoder):
-                raise TypeError(
-                    "encoder must be a holovec encoder (holovec.encoders) or None, "
-                    f"got {type(self.encoder).__name__}"
-                )
-            return
-        if self.encoding not in (*ENCODINGS, "precomputed"):
-            raise ValueError(
-                f"encoding must be one of {sorted((*ENCODINGS, 'precomputed'))}, got {self.encoding!r}"
-            )
-        if not isinstance(self.standardize, bool):
-            raise TypeError(f"standardize must be True or False, got {self.standardize!r}")
-        bw = self.bandwidth
-        if not (
-            bw == "scale"
-            if isinstance(bw, str)
-            else isinstance(bw, numbers.Real) and not isinstance(bw, bool)
-        ):
-            raise TypeError(f"bandwidth must be a positive number or 'scale', got {bw!r}")
-        if not isinstance(bw, str) and not (math.isfinite(bw) and bw > 0):
-            raise ValueError(f"bandwidth must be a positive finite number or 'scale', got {bw!r}")
+    _parameter_rules: ClassVar[dict[str, Any]] = {
+        "encoding": Options(*ENCODINGS, "precomputed"),
+        "bandwidth": Either(POSITIVE, Options("scale")),
+        "standardize": Flag(),
+        "encoder": Either(NONE, InstanceOf(Encoder, what="a holovec encoder (holovec.encoders)")),
+        "batch_size": POSITIVE_INT,
+        "random_state": RANDOM_STATE,
+    }
+
+    def chosen_seed(self) -> int | None:
+        """The seed that ``seed`` and ``random_state`` give (``None``: neither; see
+        :class:`HDEncoder`); ``ValueError`` where they differ."""
+        return seed_of(self.seed, self.random_state, type(self).__name__)
 
     @property
     def _numeric(self) -> bool:
@@ -176,13 +179,15 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     # -- fit / transform --------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None) -> HDEncoder:
         """Choose the seed, create the model and encoder, and learn the standardisation."""
-        self._fit(X)
+        self.fit_checked(X)
         return self
 
-    def _fit(self, X: Any) -> Any:
-        """Fit, and return ``X`` as checked (so estimators do not check it twice)."""
-        self._check_params()
-        self.seed_ = check_seed(self.seed) if self.seed is not None else secrets.randbits(64)
+    def fit_checked(self, X: Any) -> Any:
+        """:meth:`fit`, returning ``X`` as checked (an estimator built on this encoder then
+        encodes it with :meth:`encode_checked` without checking it twice)."""
+        check_parameters(self)
+        seed = self.chosen_seed()
+        self.seed_ = check_seed(seed) if seed is not None else secrets.randbits(64)
         if self.encoder is not None:
             self.model_ = self.encoder.model
             self.encoder_ = self.encoder
@@ -201,14 +206,10 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         dim = 10000 if self.dim is None else self.dim
         self.model_ = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
         self._fit_scaling(X)
-        self.encoder_ = self._make_encoder()
+        n = self.n_features_in_
+        self.encoder_ = feature_encoder(self.encoding, self.model_, n, self.bandwidth, self.seed_)
         self._check_range(X)
         return X
-
-    def _make_encoder(self) -> Any:
-        n = self.n_features_in_
-        bandwidth = 1.0 / math.sqrt(n) if self.bandwidth == "scale" else float(self.bandwidth)
-        return ENCODINGS[self.encoding](self.model_, n, bandwidth=bandwidth, seed=self.seed_)
 
     def _fit_scaling(self, X: Any) -> None:
         if not self.standardize:
@@ -216,10 +217,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             return
         if is_framework_array(X):  # statistics on the device, two small vectors to the host
             xp, backend = self.model_.xp, self.model_.backend
-            Xd = xp.astype(
-                backend.asarray(X),
-                backend.dtype("float32" if not backend.supports_dtype("float64") else "float64"),
-            )
+            Xd = xp.astype(backend.asarray(X), backend.default_float_dtype())
             mean = backend.to_numpy(xp.mean(Xd, axis=0)).astype(np.float64)
             scale = backend.to_numpy(xp.std(Xd, axis=0)).astype(np.float64)
         else:
@@ -257,7 +255,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     def transform(self, X: Any) -> Any:
         """The hypervectors of the samples: an array of the model's backend, ``(n, vector_length)``."""
-        X = self._checked(X)
+        X = self.check_input(X)
         size = batch_rows(self.model_, self.batch_size, n_rows(X))
         parts = [self._encode_rows(X, rows, size) for rows in batches(n_rows(X), size)]
         return parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0)
@@ -268,14 +266,15 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         a power of two (at most ``batch_size``), so that any number of rows encodes with one
         of a few programs; only the cut of the result is made for its number of rows."""
         if not self.model_.backend.static_shapes:
-            return self._encode(take_rows(X, rows))
+            return self.encode_checked(take_rows(X, rows))
         count = count_rows(rows)
         index = padded_index(rows, padded_size(count, batch_size))
-        encoded = self._encode(take_rows(X, index))
+        encoded = self.encode_checked(take_rows(X, index))
         return encoded if len(index) == count else encoded[:count]
 
-    def _checked(self, X: Any) -> Any:
-        """``X`` checked against the fitted encoder (rows are then encoded batch by batch)."""
+    def check_input(self, X: Any) -> Any:
+        """``X`` checked against the fitted encoder (its features, their range; vectors of
+        the model for ``"precomputed"``), for :meth:`encode_checked` to encode batch by batch."""
         check_is_fitted(self, "model_")
         if not self._numeric:
             if n_rows(X) < 1:
@@ -296,7 +295,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             x = np.asarray(X, dtype=np.float64)
             return x if self.mean_ is None else (x - self.mean_) / self.scale_
         backend = self.model_.backend
-        wide = wide_float(backend)
+        wide = backend.default_float_dtype()
         x = self.model_.xp.astype(backend.asarray(X), wide)
         if self.mean_ is None:
             return x
@@ -326,8 +325,9 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             "scale the features down" + ("" if self.mean_ is not None else ", or set standardize=True")
         )
 
-    def _encode(self, rows: Any) -> Any:
-        """Encode checked rows (one batch) on the model's backend."""
+    def encode_checked(self, rows: Any) -> Any:
+        """The encodings of rows of :meth:`check_input`'s result (one batch), on the model's
+        backend, unbatched (:meth:`transform` checks and batches)."""
         if not self._numeric:
             enc = self.encoder_
             if hasattr(enc, "encode_batch"):

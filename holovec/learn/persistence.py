@@ -20,9 +20,10 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from .._format import Header, read_archive, short_repr, write_archive
+from .._params import check_parameters
 from ..vsa import VSA
 from ._space import Space
-from .encoding import HDEncoder
+from .encoding import HDEncoder, feature_encoder
 
 __all__ = ["load", "save"]
 
@@ -153,7 +154,7 @@ def save(estimator: Any, path: str | PathLike | Any) -> None:
             "name": model.name,
             "dim": int(model.dim),
             "dtype": model.dtype_name,
-            "options": dict(model._config()["options"]),
+            "options": dict(model.get_config()["options"]),
             "backend": model.backend.name,
             "seed": None if model.seed is None else str(model.seed),
         },
@@ -219,7 +220,7 @@ def _expected_arrays(record: dict) -> dict[str, tuple[tuple[int, ...], str]]:
     classes = fitted.get("classes_")
     if issubclass(cls, ClassifierMixin) != (classes is not None):
         raise ValueError(f"a {cls.__name__} {'needs' if classes is None else 'has no'} classes_")
-    shapes = cls._fitted_shapes(None if classes is None else len(_labels(classes)), width)
+    shapes = cls.fitted_shapes(None if classes is None else len(_labels(classes)), width)
     out = {}
     for name in _FITTED[1:]:
         stored, shape = fitted.get(name), shapes.get(name)
@@ -297,7 +298,7 @@ def _rebuild(record: dict, arrays: dict, backend: Any, device: Any) -> Any:
     if backend is not None or device is not None:
         params["backend"], params["device"] = backend, device
     estimator = cls(**params)
-    estimator._check_params()
+    check_parameters(estimator)
     m = record["model"]
     model_seed = None if m["seed"] is None else int(m["seed"])
     model = VSA.create(
@@ -320,13 +321,13 @@ def _rebuild(record: dict, arrays: dict, backend: Any, device: Any) -> Any:
             setattr(estimator, key, model.backend.asarray(arrays[key]))
         elif value is not None:
             setattr(estimator, key, float(value))
-    estimator._restore_derived()
+    estimator.restore_derived()
     return estimator
 
 
 def _rebuild_encoder(e: dict, arrays: dict, model: Any) -> HDEncoder:
     enc = HDEncoder(**e["params"])
-    enc._check_params()
+    check_parameters(enc)
     _check_agrees(e["params"], model, "the encoder's")
     enc.seed_ = int(e["seed"])
     enc.model_ = model
@@ -342,7 +343,7 @@ def _rebuild_encoder(e: dict, arrays: dict, model: Any) -> HDEncoder:
             )
         enc.encoder_ = None
     else:
-        enc.encoder_ = enc._make_encoder()
+        enc.encoder_ = feature_encoder(enc.encoding, model, enc.n_features_in_, enc.bandwidth, enc.seed_)
     if e["regenerations"]:
         enc.encoder_.set_state(arrays["encoder_matrix"], arrays["encoder_offsets"], e["regenerations"])
     return enc

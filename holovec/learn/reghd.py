@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import NON_NEGATIVE, POSITIVE_INT, HDEstimator, Interval
+from .._params import NON_NEGATIVE, POSITIVE_INT, Interval
+from ._base import HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
 from ._space import Space
@@ -65,7 +66,9 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     ----------
     {encoder_parameters}
     epochs : int, default 5
-        Passes over the training set, each in an order shuffled from ``seed`` and the epoch.
+        Passes over the training set, each in an order shuffled from ``seed`` and the epoch:
+        at least 1 (they are the whole training; the classifiers' ``epochs=0`` means their
+        first pass alone, which RegHD does not have).
     lr : float in (0, 2), default 0.1
         How far each batch's step moves the batch's predictions towards their targets
         (the step converges for ``0 < lr < 2`` and diverges beyond).
@@ -80,6 +83,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         ``encoder_.seed_``); the seed also orders the passes.
     verbose : bool, default False
         Show a progress bar over the epochs of training.
+    {random_state}
 
     Attributes
     ----------
@@ -114,6 +118,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         device: Any = None,
         seed: int | None = None,
         verbose: bool = False,
+        random_state: int | None = None,
     ) -> None:
         self.model = model
         self.dim = dim
@@ -126,6 +131,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         self.device = device
         self.seed = seed
         self.verbose = verbose
+        self.random_state = random_state
 
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "epochs": POSITIVE_INT,
@@ -135,7 +141,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     }
 
     @classmethod
-    def _fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+    def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         return {"coef_": (width,), "intercept_": ()}
 
     def fit(self, X: Any, y: Any) -> RegHDRegressor:
@@ -195,7 +201,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         self.intercept_ = self.intercept_ + float(b)
         return float(state[-1])
 
-    def _restore_derived(self) -> None:
+    def restore_derived(self) -> None:
         self._check_saved_range(self.coef_, "the model vector's values")
 
     def predict(self, X: Any) -> np.ndarray:

@@ -31,8 +31,9 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._params import POSITIVE
 from ..backends import dtype_name
-from ._base import POSITIVE, HDEstimator
+from ._base import HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
 from ._space import Space
@@ -49,50 +50,6 @@ def ridge_peak_bytes(n: int, width: int, k: int, batch: int, s: int, d: int) -> 
     kept = max(n * width * (s + d), n * width * d + 3 * n * n * d) + targets
     accumulated = 3 * width * width * d + width * k * d + batch * width * (s + d) + targets
     return kept, accumulated
-
-
-def solve_ridge(estimator: HDEstimator, X: Any, Y: np.ndarray, alpha: float, advice: str) -> Any:
-    """The read-out ``W (width, k)`` minimising ``|H W - Y|^2 + alpha |W|^2``, concrete;
-    ``TrainingDivergedError`` with ``advice`` where it overflows the learning space's floats."""
-    space = estimator.space_
-    xp, backend = space.xp, space.backend
-    wide = space.wide()
-    n, k, width = Y.shape[0], Y.shape[1], space.width
-    # the rows of the kept system: the samples, padded where every shape compiles (JAX)
-    rows = estimator._padded_rows(n)
-    kept, accumulated = ridge_peak_bytes(
-        rows, width, k, min(rows, estimator.batch_size),
-        np.dtype(space.dtype_name).itemsize, np.dtype(dtype_name(wide)).itemsize,
-    )  # fmt: skip
-    space.check_memory(
-        min(kept, accumulated),
-        f"{type(estimator).__name__}.fit on {n} samples of width {width}",
-        "use a smaller dim, or fewer samples (a random subset, or AdaptHDClassifier / RegHDRegressor, "
-        "whose memory a batch bounds)",
-    )
-    singular = (
-        f"{type(estimator).__name__}.fit: the ridge system is singular in {dtype_name(wide)} (equal "
-        f"or dependent encodings, which alpha={alpha!r} is too small to tell apart); raise alpha"
-    )
-    alpha = float(alpha)  # a Python float: a NumPy scalar would widen float32 systems on JAX
-    with space.refusing_singular(singular):
-        if kept <= accumulated:
-            # rows of padding are zero: the system's padded block is alpha I, its solution 0
-            H = estimator._encode_all(X, zero_padding=True)
-            Hw = space.computed(xp.astype(H, wide))  # encoded once on a lazy backend, though used twice
-            del H  # (at most the encodings and their widened copy at once)
-            Yd = backend.asarray(np.concatenate([Y, np.zeros((rows - n, k))]) if rows > n else Y, dtype=wide)
-            W = space.run(_kept_readout, Hw, Yd, alpha)
-        else:
-            G = alpha * xp.eye(width, dtype=wide, device=space.model.device)
-            R = xp.zeros((width, k), dtype=wide, device=space.model.device)
-            for batch in estimator._encoded(X, training=True):
-                y = backend.asarray(batch.take(Y), dtype=wide)
-                G, R = space.run(_accumulated_system, G, R, batch.H, y, batch.weights)
-            W = space.solve(G, R)
-    # |h . w| <= sum |w| for unit rows h: every prediction stays finite when this sum does
-    estimator._check_in_range(xp.sum(xp.abs(W)), "the read-out", advice)
-    return space.computed(xp.astype(W, space.dtype))
 
 
 def _kept_readout(space: Space, Hw: Any, Y: Any, alpha: float) -> Any:
@@ -125,6 +82,7 @@ class _Ridge(HDEstimator):
         device: Any = None,
         seed: int | None = None,
         verbose: bool = False,
+        random_state: int | None = None,
     ) -> None:
         self.model = model
         self.dim = dim
@@ -135,17 +93,63 @@ class _Ridge(HDEstimator):
         self.device = device
         self.seed = seed
         self.verbose = verbose
+        self.random_state = random_state
 
     _parameter_rules: ClassVar[dict[str, Any]] = {"alpha": POSITIVE}
 
     @classmethod
-    def _fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+    def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         if n_classes is None:  # the regressor: one read-out and the targets' mean
             return {"coef_": (width, 1), "intercept_": ()}
         return {"coef_": (width, n_classes)}
 
-    def _restore_derived(self) -> None:
+    def restore_derived(self) -> None:
         self._check_saved_range(self.coef_, "the read-out's values")
+
+    def _solve(self, X: Any, Y: np.ndarray, alpha: float, advice: str) -> Any:
+        """The read-out ``W (width, k)`` minimising ``|H W - Y|^2 + alpha |W|^2``, concrete;
+        ``TrainingDivergedError`` with ``advice`` where it overflows the learning space's floats."""
+        space = self.space_
+        xp, backend = space.xp, space.backend
+        wide = space.wide()
+        n, k, width = Y.shape[0], Y.shape[1], space.width
+        # the rows of the kept system: the samples, padded where every shape compiles (JAX)
+        rows = self._padded_rows(n)
+        kept, accumulated = ridge_peak_bytes(
+            rows, width, k, min(rows, self.batch_size),
+            np.dtype(space.dtype_name).itemsize, np.dtype(dtype_name(wide)).itemsize,
+        )  # fmt: skip
+        space.check_memory(
+            min(kept, accumulated),
+            f"{type(self).__name__}.fit on {n} samples of width {width}",
+            "use a smaller dim, or fewer samples (a random subset, or AdaptHDClassifier / RegHDRegressor, "
+            "whose memory a batch bounds)",
+        )
+        singular = (
+            f"{type(self).__name__}.fit: the ridge system is singular in {dtype_name(wide)} (equal "
+            f"or dependent encodings, which alpha={alpha!r} is too small to tell apart); raise alpha"
+        )
+        alpha = float(alpha)  # a Python float: a NumPy scalar would widen float32 systems on JAX
+        with space.refusing_singular(singular):
+            if kept <= accumulated:
+                # rows of padding are zero: the system's padded block is alpha I, its solution 0
+                H = self._encode_all(X, zero_padding=True)
+                Hw = space.computed(xp.astype(H, wide))  # encoded once on a lazy backend, though used twice
+                del H  # (at most the encodings and their widened copy at once)
+                Yd = backend.asarray(
+                    np.concatenate([Y, np.zeros((rows - n, k))]) if rows > n else Y, dtype=wide
+                )
+                W = space.run(_kept_readout, Hw, Yd, alpha)
+            else:
+                G = alpha * xp.eye(width, dtype=wide, device=space.model.device)
+                R = xp.zeros((width, k), dtype=wide, device=space.model.device)
+                for batch in self._encoded(X, training=True):
+                    y = backend.asarray(batch.take(Y), dtype=wide)
+                    G, R = space.run(_accumulated_system, G, R, batch.H, y, batch.weights)
+                W = space.solve(G, R)
+        # |h . w| <= sum |w| for unit rows h: every prediction stays finite when this sum does
+        self._check_in_range(xp.sum(xp.abs(W)), "the read-out", advice)
+        return space.computed(xp.astype(W, space.dtype))
 
     def _outputs(self, X: Any) -> np.ndarray:
         """``H W`` for every sample, on the host ``(n, k)``."""
@@ -171,6 +175,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
         ``encoder_.seed_``).
     verbose : bool, default False
         Accepted as by the other estimators; the closed-form solve shows no progress bar.
+    {random_state}
 
     Attributes
     ----------
@@ -208,7 +213,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
         t = class_indices(y, self.classes_)
         Y = -np.ones((len(t), len(self.classes_)))
         Y[np.arange(len(t)), t] = 1.0
-        self.coef_ = solve_ridge(self, X, Y, self.alpha, f"raise alpha (now {self.alpha!r})")
+        self.coef_ = self._solve(X, Y, self.alpha, f"raise alpha (now {self.alpha!r})")
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -245,6 +250,7 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         ``encoder_.seed_``).
     verbose : bool, default False
         Accepted as by the other estimators; the closed-form solve shows no progress bar.
+    {random_state}
 
     Attributes
     ----------
@@ -281,10 +287,12 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         device: Any = None,
         seed: int | None = None,
         verbose: bool = False,
+        random_state: int | None = None,
     ) -> None:
         super().__init__(
             model, dim, encoder=encoder, alpha=alpha, batch_size=batch_size, backend=backend,
             device=device, seed=seed, verbose=verbose,
+            random_state=random_state,
         )  # fmt: skip
 
     def fit(self, X: Any, y: Any) -> RidgeHDRegressor:
@@ -293,8 +301,8 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         X = self._fit_encoder(X)
         y = regression_targets(y, n_rows(X))
         self.intercept_ = float(np.mean(y))
-        self.coef_ = solve_ridge(
-            self, X, (y - self.intercept_)[:, None], self.alpha,
+        self.coef_ = self._solve(
+            X, (y - self.intercept_)[:, None], self.alpha,
             f"scale the targets (divide them by their spread), or raise alpha (now {self.alpha!r})",
         )  # fmt: skip
         return self

@@ -10,7 +10,14 @@ from .ghrr import GHRR
 from .hrr import HRR
 from .map import MAP
 from .map_variants import MAPC, MAPI
-from .registry import model_class, model_names, register_model, unregister_model
+from .registry import (
+    build_model,
+    model_class,
+    model_names,
+    register_model,
+    register_variant,
+    unregister_model,
+)
 from .vtb import VTB
 
 __all__ = [
@@ -27,8 +34,10 @@ __all__ = [
     "AllocationError",
     "PackedBSC",
     "VSAModel",
+    "build_model",
     "model_class",
     "model_names",
     "register_model",
+    "register_variant",
     "unregister_model",
 ]

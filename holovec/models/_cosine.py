@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backends.base import DTYPE_KINDS
-from ._magnitude import COSINE_RANGE, choose, divided_rows, quiet_overflow, real_name, within_range
+from ..backends import DTYPE_KINDS
+from ._magnitude import COSINE_RANGE, choose, divided_rows, quiet_overflow, within_range
+from ._memory import itemsize
+from ._search import PRODUCT_BLOCK_ROWS, items_product
 
 
 def unit_norm(backend: Any, x: Any, norm: float = 1.0) -> Any:
@@ -36,11 +38,10 @@ class CosineSimilarity:
     backend: Any
     dtype_name: str
     vector_length: int
-    _items_product: Any
-    _product_block_rows: int
+    real_dtype_name: str
 
     #: whether the dot products are integer-valued, hence exact in any summation order
-    #: (MAP-I), so that the matrix products need no fixed shape (see ``_items_product``)
+    #: (MAP-I), so that the matrix products need no fixed shape (see ``_search.items_product``)
     _exact_products = False
 
     @property
@@ -72,7 +73,7 @@ class CosineSimilarity:
         magnitude where their sums would overflow or underflow (the cosine is the same).
         Call it in ``quiet_overflow``."""
         squares_of = squares_of or (lambda v: self.backend.vecdot(v, v))
-        safe = COSINE_RANGE[real_name(self.dtype_name)]
+        safe = COSINE_RANGE[self.real_dtype_name]
         x, squares, _ = within_range(self.backend, x, squares_of, safe)
         return x, squares
 
@@ -81,7 +82,7 @@ class CosineSimilarity:
         a, b = self._cosine_operand(a), self._cosine_operand(b)
         with quiet_overflow(a):  # the three sums at once (one pass where a compiler fuses them)
             plain = backend.vecdot(a, b), backend.vecdot(a, a), backend.vecdot(b, b)
-        safe = COSINE_RANGE[real_name(self.dtype_name)]
+        safe = COSINE_RANGE[self.real_dtype_name]
 
         def divided() -> tuple[Any, Any, Any]:  # rows too large or small for their squares
             squares_of = lambda v: backend.vecdot(v, v)  # noqa: E731
@@ -109,7 +110,7 @@ class CosineSimilarity:
         with quiet_overflow(vectors):
             b, squares = self._in_range(
                 self._cosine_operand(vectors),
-                lambda v: self.backend.row_squared_norms(v, self._product_block_rows),
+                lambda v: self.backend.row_squared_norms(v, PRODUCT_BLOCK_ROWS),
             )
         return b, self.xp.sqrt(squares)
 
@@ -118,14 +119,14 @@ class CosineSimilarity:
         # can, and are divided by their largest magnitude where they would (as the fast
         # search's are, by the same rule)
         x = super().score_operand(vectors)  # type: ignore[misc]
-        if real_name(self.dtype_name) == "float64":
+        if self.real_dtype_name == "float64":
             with quiet_overflow(x):
                 x, _ = self._in_range(x)
         return x
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         (q, norm_q), (b, norm_b) = queries, items
-        dots = self._items_product(q, b, exact=self._exact_products)
+        dots = items_product(self, q, b, exact=self._exact_products)
         return self._cosine(dots, norm_q[:, None], norm_b[None, :])
 
     def _search_temp_bytes_per_item(self, n_queries: int) -> int:
@@ -135,5 +136,4 @@ class CosineSimilarity:
         """Per item: its real (or widened) copy and its squared elements, plus its column
         of the result, so that chunks bound the memory of large codebooks."""
         width = self.vector_length * (2 if self._is_complex else 1)
-        itemsize = 8 if self.dtype_name in ("float64", "complex128") else 4
-        return 2 * itemsize * width + 8 * n_queries
+        return 2 * itemsize(self.real_dtype_name) * width + 8 * n_queries

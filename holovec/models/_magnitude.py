@@ -7,7 +7,7 @@ search of them crashed on the NaN scores. So before its dot products, a model di
 each row whose largest magnitude lies outside a safe range (:class:`SafeRange`) by that
 magnitude, which brings the row's squared norm into ``[1, width]``. Cosines do not change
 under such factors; the dot-product scores of MAP and FHRR take the divisors into their
-formula (:meth:`holovec.models.VSAModel._dot_similarity`).
+formula (:func:`holovec.models._search.dot_similarity`).
 
 Rows inside the range are not touched, so ordinary vectors score as before, bit for bit.
 Whether any row may be outside is read from the squared norms (or dot products) the score
@@ -57,12 +57,6 @@ COSINE_RANGE = {"float32": SafeRange(2.0**-78, 2.0**124), "float64": SafeRange(2
 #: dot-product scores that multiply two squared norms (``sqrt(|a|**2 |b|**2)``): each at most
 #: the square root of the largest float; small rows need no care (their score is about 0)
 PRODUCT_RANGE = {"float32": SafeRange(0.0, 2.0**62), "float64": SafeRange(0.0, 2.0**510)}
-
-
-def real_name(dtype_name: str) -> str:
-    """The real dtype whose range a row's sums have: float64 for double precision, else
-    float32 (16-bit floats are summed in float32)."""
-    return "float64" if dtype_name in ("float64", "complex128") else "float32"
 
 
 def largest_magnitudes(xp: Any, x: Any) -> Any:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+from .._deprecation import SINCE
 from ..random import random_bits
-from ._hamming import HammingSearch
+from . import _hamming
+from ._search import items_product
 from .base import VSAModel
-from .registry import register_model
+from .registry import register_model, variant_of
 
 
 @register_model
-class BSC(HammingSearch, VSAModel):
+class BSC(VSAModel):
     """Dense binary vectors of 0 and 1 (stored one uint8 per bit).
 
     Laws: bind is XOR, commutative and self-inverse; bundle is the bitwise
@@ -38,20 +41,34 @@ class BSC(HammingSearch, VSAModel):
     element_kind = "binary"
     bundle_is_sum = True
     bind_is_elementwise = True
-    #: whether vectors are stored 8 bits per byte (``VSA.create("BSC", dim, packed=True)``)
+    has_hamming_search = True
+    #: whether vectors are stored 8 bits per byte: ``VSA.create("BSC", dim, packed=True)``
+    #: builds the subclass :class:`~holovec.models.PackedBSC` (see ``registry.build_model``)
     packed = False
 
-    def __new__(cls, *args: Any, packed: bool = False, **kwargs: Any) -> BSC:
-        if not isinstance(packed, bool):
-            raise TypeError(f"packed must be True or False, got {packed!r}")
-        if packed and cls is BSC:
-            from .bsc_packed import PackedBSC
-
-            cls = PackedBSC
+    def __new__(cls, *args: Any, packed: Any = False, **kwargs: Any) -> BSC:
+        # the old spelling BSC(dim, packed=True), kept for one release: the class to build is
+        # chosen by VSA.create's build step (registry.build_model), not by __new__
+        if packed is True and not cls.packed:
+            warnings.warn(
+                f"BSC(dim, packed=True) is deprecated since {SINCE}; use "
+                "VSA.create('BSC', dim, packed=True) or PackedBSC(dim)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            cls = variant_of(cls, "packed")
         return super().__new__(cls)
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = False, **kwargs: Any) -> None:
-        super().__init__(dim, backend, **kwargs)  # __new__ chose the class by `packed`
+        if not isinstance(packed, bool):
+            raise TypeError(f"packed must be True or False, got {packed!r}")
+        if packed is not self.packed:
+            raise TypeError(
+                f"{type(self).__name__} vectors are {'' if self.packed else 'not '}packed; for "
+                f"packed={packed} create the model with VSA.create('BSC', dim, packed={packed}) "
+                f"(or {'BSC' if self.packed else 'PackedBSC'}(dim))"
+            )
+        super().__init__(dim, backend, **kwargs)
         self._bool = self.backend.dtype("bool")
 
     _draw_bytes_per_element = 1.25  # measured: the bits and their words
@@ -122,7 +139,7 @@ class BSC(HammingSearch, VSAModel):
             return self.search_scores(self.search_index(queries), self.search_index(items))
         # +-1 products count agreements minus disagreements exactly (integers < 2**24);
         # hamming = (dim - dots) / 2, exactly; then the formula that every BSC path shares
-        dots = self._items_product(self._bipolar(queries), self._bipolar(items), exact=True)
+        dots = items_product(self, self._bipolar(queries), self._bipolar(items), exact=True)
         return self._from_hamming((self.dim - dots) * 0.5)
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
@@ -137,7 +154,7 @@ class BSC(HammingSearch, VSAModel):
 
     @property
     def _packed_length(self) -> int:
-        return 8 * -(-self.dim // 64)  # whole 64-bit words, as PackedBSC stores them
+        return _hamming.packed_bytes(self.dim)  # whole 64-bit words, as PackedBSC stores them
 
     def _as_packed(self, bits: Any) -> Any:
         return self.backend.pack_bits(bits, self._packed_length)
@@ -151,7 +168,7 @@ class BSC(HammingSearch, VSAModel):
     def _search_temp_bytes_per_item(self, n_queries: int) -> int:
         return self.backend.hamming_temp_bytes(n_queries, self._packed_length, self.dim)
 
-    # -- exact top-k on packed bits (holovec.retrieval's hook, see models/_hamming.py) -----
+    # -- exact top-k on packed bits (the protocol's Hamming hooks, see models/_hamming.py) ----
     def _hamming_table(self) -> Any:
         return self._from_hamming(
             self.xp.arange(self.dim + 1, dtype=self.backend.dtype("int32"), device=self.device)
@@ -161,7 +178,7 @@ class BSC(HammingSearch, VSAModel):
         """The packed bits of a search index (its first member), padding bits clear, or
         ``None`` where a Hamming search does not apply (see :mod:`holovec.models._hamming`)."""
         bits = index[0]
-        if not self._hamming_usable(bits):
+        if not _hamming.usable(self, bits, self._hamming_table):
             return None
         return self._clear_padding(bits)
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..random import random_words
+from ._values import value_error
 from .bsc import BSC
+from .registry import register_variant
 
 
+@register_variant("packed")
 class PackedBSC(BSC):
     """Binary spatter codes stored 8 bits per byte: ``VSA.create("BSC", dim, packed=True)``.
 
@@ -33,11 +36,12 @@ class PackedBSC(BSC):
     """
 
     packed = True
+    has_packed_form = True
     _draw_bytes_per_element = 0.3  # measured (the words, a bit per element)
     _creation_bytes_per_element = 3.0  # the padding mask is made from unpacked ones
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = True, **kwargs: Any) -> None:
-        super().__init__(dim, backend, **kwargs)
+        super().__init__(dim, backend, packed=packed, **kwargs)
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + ", packed=True)"
@@ -54,7 +58,7 @@ class PackedBSC(BSC):
         if not self.backend.is_traced(bits):  # values other than 0 and 1 are not bits
             bad = (bits != 0) & (bits != 1)
             if bool(self.xp.any(bad)):
-                raise self._value_error("bits", bits, bad, "are not bits (allowed: 0 or 1)")
+                raise value_error(self, "bits", bits, bad, "are not bits (allowed: 0 or 1)")
         return self.backend.pack_bits(self.xp.astype(bits != 0, self.dtype), self.vector_length)
 
     def unpack(self, x: Any) -> Any:
@@ -71,7 +75,7 @@ class PackedBSC(BSC):
     def allowed_values(self) -> str:
         return f"bytes whose bits past the {self.dim} elements (the padding of the last word) are 0"
 
-    def _valid_elements(self, x: Any) -> Any | None:
+    def valid_elements(self, x: Any) -> Any | None:
         if 8 * self.vector_length == self.dim or not self.xp.isdtype(x.dtype, "integral"):
             return None  # every byte is data; or checked once converted
         return (x & ~self._valid_bits()) == 0

@@ -15,12 +15,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..random import Purpose, random_words
-from .base import VSAModel
+from ._search import items_product
+from .base import COMPILED_KERNELS, VSAModel
 from .registry import register_model
 
 #: stream of the model's fixed CDT permutation, under ``Purpose.TIEBREAK`` and the
 #: model's tie seed (the tie-break vector itself is stream 0)
 CDT_STREAM = 0x43445431  # "CDT1"
+#: the compiled kernels of the sparse binary models (see ``VSAModel._compiled_kernels``)
+SPARSE_KERNELS = (*COMPILED_KERNELS, "_dense_similarity_matrix", "_or")
 
 
 class SparseBinaryModel(VSAModel):
@@ -37,11 +40,7 @@ class SparseBinaryModel(VSAModel):
     element_kind = "sparse"
     #: pure array functions (no look at the data, static shapes) that run compiled on JAX
     #: besides the base class's (see ``VSAModel._compiled_kernels``)
-    _compiled_kernels: ClassVar[tuple[str, ...]] = (
-        *VSAModel._compiled_kernels,
-        "_dense_similarity_matrix",
-        "_or",
-    )
+    _compiled_kernels: ClassVar[tuple[str, ...]] = SPARSE_KERNELS
 
     @property
     def _float(self) -> Any:
@@ -88,7 +87,7 @@ class SparseBinaryModel(VSAModel):
         # 0/1 in float32: the products count common ones exactly (counts < 2**24)
         xp = self.xp
         q, b = xp.astype(queries != 0, self._float), xp.astype(items != 0, self._float)
-        overlap = self._items_product(q, b, exact=True)
+        overlap = items_product(self, q, b, exact=True)
         return self._overlap_ratio(overlap, xp.sum(q, axis=-1)[:, None], xp.sum(b, axis=-1)[None, :])
 
     def _matrix_temp_bytes_per_item(self, n_queries: int = 1) -> int:
@@ -196,7 +195,7 @@ class BSDC(SparseBinaryModel):
     option_names: ClassVar[tuple[str, ...]] = ("density", "binding", "thinning")
     _draw_bytes_per_element = 16.0  # measured: the words and their argsort
     _creation_bytes_per_element = 9.0  # the CDT permutation (words, int64 argsort)
-    _compiled_kernels = (*SparseBinaryModel._compiled_kernels, "_ones_from_words", "_thin")
+    _compiled_kernels = (*SPARSE_KERNELS, "_ones_from_words", "_thin")
 
     def __init__(
         self,
@@ -321,7 +320,7 @@ class BSDC(SparseBinaryModel):
         mode = (
             self.thinning if thinning is None else self._option_choice(thinning, "thinning", ("none", "cdt"))
         )
-        union = self._or(self._stack(vectors))
+        union = self._or(self._checks.stack(vectors))
         return self._thin(union) if mode == "cdt" else union
 
     def _bundle(self, stacked: Any) -> Any:

@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..random import random_words
-from .base import check_dim
-from .bsdc import SparseBinaryModel
+from ._checks import check_dim
+from .bsdc import SPARSE_KERNELS, SparseBinaryModel
 from .registry import register_model
 
 
@@ -75,7 +75,7 @@ class BSDCSEG(SparseBinaryModel):
     _creation_bytes_per_element = 8.0  # the vote's tie preferences
     # bind and unbind choose their path by looking at the data: their parts compile instead
     _compiled_kernels = (
-        *(name for name in SparseBinaryModel._compiled_kernels if name not in ("_bind", "_unbind")),
+        *(name for name in SPARSE_KERNELS if name not in ("_bind", "_unbind")),
         "_one_hot_from_words",
         "_all_one_hot",
         "_indices",
@@ -105,7 +105,8 @@ class BSDCSEG(SparseBinaryModel):
         xp, L = self.xp, self._length
         j = xp.arange(L, dtype=self._int, device=self.device)
         # vote ties: prefer the element at the tie-break vector's index, then the next ones
-        tie = self._indices(self._tiebreak)
+        # (the indices as _indices has them, uncompiled: nothing to compile at creation)
+        tie = xp.astype(xp.argmax(self._blocks(self._tiebreak), axis=-1), self._int)
         self._tie_preference = (L - 1) - (j - xp.astype(tie, self._int)[:, None]) % L
         self._negate = xp.astype((-j) % L, self._index_dtype)
 
@@ -276,7 +277,7 @@ class BSDCSEG(SparseBinaryModel):
         mode = (
             self.thinning if thinning is None else self._option_choice(thinning, "thinning", ("none", "vote"))
         )
-        return self._bundle_as(self._stack(vectors), mode)
+        return self._bundle_as(self._checks.stack(vectors), mode)
 
     def _bundle(self, stacked: Any) -> Any:
         return self._bundle_as(stacked, self.thinning)

@@ -5,14 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..random import random_phases
-from ._magnitude import (
-    PRODUCT_RANGE,
-    bounded_dots,
-    clipped_products,
-    index_divisors,
-    product_index,
-    real_name,
-)
+from ._magnitude import PRODUCT_RANGE, bounded_dots, clipped_products, index_divisors, product_index
+from ._memory import itemsize
+from ._search import PRODUCT_BLOCK_ROWS, dot_similarity, items_product
 from .base import VSAModel
 from .registry import register_model
 
@@ -47,10 +42,6 @@ class FHRR(VSAModel):
     bind_is_elementwise = True
     has_phasor_form = True
     _draw_bytes_per_element = 16.0  # measured: the words, the phases, the phasors
-
-    @property
-    def real_dtype(self) -> Any:
-        return self.backend.dtype("float64" if self.dtype_name == "complex128" else "float32")
 
     # -- the phasor form: one phase per element -------------------------------------------
     @property
@@ -116,12 +107,12 @@ class FHRR(VSAModel):
 
     @property
     def _product_range(self) -> Any:
-        return PRODUCT_RANGE[real_name(self.dtype_name)]
+        return PRODUCT_RANGE[self.real_dtype_name]
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # Re(q . conj(b)) = q_re . b_re + q_im . b_im: one real product of twice the width
         backend = self.backend
-        product = lambda q, b: self._items_product(backend.real_view(q), backend.real_view(b))  # noqa: E731
+        product = lambda q, b: items_product(self, backend.real_view(q), backend.real_view(b))  # noqa: E731
         dots, divisors = bounded_dots(backend, queries, items, product, self._product_range)
         similarity = backend.divide(dots, self.dim)
         if divisors is not None:
@@ -133,15 +124,15 @@ class FHRR(VSAModel):
     # rows whose squares would overflow are divided by their largest magnitude, the
     # divisors kept as a third member of the index (models/_magnitude.py)
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
-        squares_of = lambda v: self.backend.row_squared_norms(v, self._product_block_rows)  # noqa: E731
+        squares_of = lambda v: self.backend.row_squared_norms(v, PRODUCT_BLOCK_ROWS)  # noqa: E731
         return product_index(self.backend, vectors, squares_of, self._product_range)
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         q, squares_q, b, squares_b = queries[0], queries[1], items[0], items[1]
-        dots = self._items_product(self.backend.real_view(q), self.backend.real_view(b))
+        dots = items_product(self, self.backend.real_view(q), self.backend.real_view(b))
         divisors = index_divisors(queries, items)
-        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :], divisors)
+        return dot_similarity(self, dots, squares_q[:, None], squares_b[None, :], divisors)
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         # the real view of a chunk of items (a copy on JAX) and its column of the result
-        return 2 * self.vector_length * (8 if self.dtype_name == "complex128" else 4) + 8 * n_queries
+        return 2 * self.vector_length * itemsize(self.real_dtype_name) + 8 * n_queries

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from ..random import random_words
+from ._checks import check_dim
 from ._cosine import CosineSimilarity, unit_norm
-from .base import VSAModel, check_dim
+from .base import VSAModel
 from .registry import register_model
 
 
@@ -98,10 +99,6 @@ class GHRR(CosineSimilarity, VSAModel):
     @property
     def atom_size(self) -> int:
         return self.m * self.m  # a whole block: mixes of unitary blocks stay unitary
-
-    @property
-    def real_dtype(self) -> Any:
-        return self.backend.dtype("float64" if self.dtype_name == "complex128" else "float32")
 
     def _matrices(self, x: Any) -> Any:
         return self.xp.reshape(x, (*x.shape[:-1], self.blocks, self.m, self.m))

@@ -5,21 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..random import random_signs
-from ._hamming import HammingSearch
-from ._magnitude import (
-    PRODUCT_RANGE,
-    bounded_dots,
-    clipped_products,
-    index_divisors,
-    product_index,
-    real_name,
-)
+from . import _hamming
+from ._magnitude import PRODUCT_RANGE, bounded_dots, clipped_products, index_divisors, product_index
+from ._search import PRODUCT_BLOCK_ROWS, dot_similarity, items_product
 from .base import VSAModel
 from .registry import register_model
 
 
 @register_model
-class MAP(HammingSearch, VSAModel):
+class MAP(VSAModel):
     """Bipolar vectors of +1 and -1 (MAP-B in Schlegel et al. 2022).
 
     Laws: bind is the elementwise product, commutative and self-inverse
@@ -45,6 +39,8 @@ class MAP(HammingSearch, VSAModel):
     element_kind = "bipolar"
     bundle_is_sum = True
     bind_is_elementwise = True
+    #: a search on packed sign bits where queries and items are +-1 (MAP-C's never are)
+    has_hamming_search = True
     _draw_bytes_per_element = 6.0  # measured: the bits, int8 signs, the floats
 
     @property
@@ -105,20 +101,20 @@ class MAP(HammingSearch, VSAModel):
 
     @property
     def _product_range(self) -> Any:
-        return PRODUCT_RANGE[real_name(self.dtype_name)]
+        return PRODUCT_RANGE[self.real_dtype_name]
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         acc = self._accumulate_dtype
         if acc != self.dtype:
             queries, items = self.xp.astype(queries, acc), self.xp.astype(items, acc)
-        product = lambda q, b: self._items_product(q, b, exact=True)  # noqa: E731
+        product = lambda q, b: items_product(self, q, b, exact=True)  # noqa: E731
         dots, divisors = bounded_dots(self.backend, queries, items, product, self._product_range)
         similarity = self.backend.divide(dots, self.dim)
         if divisors is not None:
             return clipped_products(self.xp, similarity, divisors[0][:, None], divisors[1][None, :])
         return self.backend.clip(similarity, -1.0, 1.0)
 
-    # A search ranks by <a, b> / max(dim, |a| |b|) (VSAModel._dot_similarity): the similarity
+    # A search ranks by <a, b> / max(dim, |a| |b|) (_search.dot_similarity): the similarity
     # itself for +-1 vectors (exactly), and for a query of larger norm (an unbound
     # superposition, whose dot products exceed dim) its cosine, which ranks the items as the
     # dot products do where the clipped similarity would tie all those above 1.
@@ -127,7 +123,7 @@ class MAP(HammingSearch, VSAModel):
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
         acc = self._accumulate_dtype
         x = vectors if acc == self.dtype else self.xp.astype(vectors, acc)
-        squares_of = lambda v: self.backend.row_squared_norms(v, self._product_block_rows)  # noqa: E731
+        squares_of = lambda v: self.backend.row_squared_norms(v, PRODUCT_BLOCK_ROWS)  # noqa: E731
         index = product_index(self.backend, x, squares_of, self._product_range)
         return (vectors, index[1]) if len(index) == 2 else index
 
@@ -136,19 +132,17 @@ class MAP(HammingSearch, VSAModel):
         acc = self._accumulate_dtype
         q = q if q.dtype == acc else self.xp.astype(q, acc)
         b = b if b.dtype == acc else self.xp.astype(b, acc)
-        dots = self._items_product(q, b, exact=True)
+        dots = items_product(self, q, b, exact=True)
         divisors = index_divisors(queries, items)
-        return self._dot_similarity(dots, squares_q[:, None], squares_b[None, :], divisors)
+        return dot_similarity(self, dots, squares_q[:, None], squares_b[None, :], divisors)
 
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         return 0 if self._accumulate_dtype == self.dtype else 4 * self.dim
 
-    # -- exact top-k on packed sign bits (holovec.retrieval's hook, see models/_hamming.py):
+    # -- exact top-k on packed sign bits (the protocol's Hamming hooks, see models/_hamming.py):
     # for +-1 vectors dot(a, b) = dim - 2 * hamming(sign bits), so the search ranks by
     # Hamming distance and the scores come from a table made by _search_scores' formula.
     # Only where queries and items are all +-1: other vectors keep the float path.
-    #: whether the model's vectors may be +-1 (MAP-C's never are)
-    _hamming_search = True
 
     @property
     def _hamming_operand_dtype(self) -> Any:
@@ -162,17 +156,17 @@ class MAP(HammingSearch, VSAModel):
         # full-size operands: XLA turns a division by a broadcast value into a multiplication
         # by its reciprocal, which the dense path (two full arrays) does not round alike
         squares = xp.full(dots.shape, float(self.dim), dtype=dtype, device=self.device)
-        return self._dot_similarity(dots, squares, squares)
+        return dot_similarity(self, dots, squares, squares)
 
     def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:
         """The sign bits (1 for -1) of a search index's vectors, packed, or ``None`` where
         a vector is not +-1 (then the search keeps its float path) or a Hamming search
         does not apply (see :mod:`holovec.models._hamming`)."""
         vectors = index[0]
-        if not self._hamming_search or not self._hamming_usable(vectors):
+        if not self.has_hamming_search or not _hamming.usable(self, vectors, self._hamming_table):
             return None
         xp = self.xp
         if not bool(xp.all(xp.abs(vectors) == 1)):
             return None
         negative = xp.astype(vectors < 0, self.backend.dtype("uint8"))
-        return self.backend.pack_bits(negative, self._hamming_bytes)
+        return self.backend.pack_bits(negative, _hamming.packed_bytes(self.dim))

@@ -41,7 +41,7 @@ class MAPC(CosineSimilarity, MAP):
     is_exact_inverse = False
     element_kind = "bounded"
     _draw_bytes_per_element = 12.0  # measured: the words and the uniforms
-    _hamming_search = False  # uniform elements, never +-1
+    has_hamming_search = False  # uniform elements, never +-1
 
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
         # drawn in float32 (or float64): 24-bit uniforms are exact there, not in 16 bits
@@ -99,7 +99,7 @@ class MAPI(CosineSimilarity, MAP):
     def allowed_values(self) -> str:
         return "integers (+1 or -1, and their sums in bundles)"
 
-    def _valid_elements(self, x: Any) -> Any | None:
+    def valid_elements(self, x: Any) -> Any | None:
         if not self.xp.isdtype(x.dtype, "real floating"):
             return None  # integers are checked once converted (exactly), complex once real
         return self.xp.isfinite(x) & (x == self.xp.round(x))

@@ -38,18 +38,37 @@ Capabilities
 
 Hooks
 -----
-``check``, ``check_values``, ``draw``, ``search_index``, ``search_scores`` and
-``config_differences`` are defined on :class:`~holovec.models.VSAModel`; the conversion
-hooks are here. Every hook takes arrays of the model's backend that have passed
-:meth:`check` (vectors) and broadcasts over leading batch axes unless its docstring says
-otherwise.
+``check``, ``check_values``, ``draw``, ``get_config`` and ``config_differences`` are
+defined on :class:`~holovec.models.VSAModel`; the conversion, search and Hamming hooks
+are here (``search_index``, ``search_scores``, ``score_operand``, ``score_from_dots``).
+Every hook takes arrays of the model's backend that have passed :meth:`check` (vectors)
+and broadcasts over leading batch axes unless its docstring says otherwise.
+
+``has_hamming_search``
+    The model can be searched by Hamming distance on packed bits (BSC, packed or not; MAP
+    and MAP-I where queries and items are +-1): :meth:`hamming_search_bits` gives the
+    packed bits of a search index (or ``None`` where such a search would not give the
+    model's own scores), :meth:`hamming_similarity` the scores of distances
+    (:mod:`holovec.models._hamming`). Models without it return ``None`` from the first.
+``has_packed_form``
+    Vectors are stored packed (BSC with ``packed=True``), with two hooks:
+    ``pack(bits)`` (unpacked elements ``(..., dim)`` as stored vectors, the values
+    checked) and ``unpack(x)`` (stored vectors as elements ``(..., dim)``). Only models
+    that declare it have them.
+
+Dtypes
+------
+``real_dtype`` (and its name ``real_dtype_name``) is the real dtype in which the model's
+numbers are summed and compared: float64 for double-precision models (float64,
+complex128), else float32 (16-bit floats widen). :func:`real_dtype_name` gives it for a
+dtype name.
 
 Values
 ------
 ``check`` reads no values (it is cheap enough for every call, and works under ``jax.jit``);
 ``check_values`` reads them, and ``asarray`` calls it on everything it converts. What a
 model's elements may be is ``allowed_values`` (words, for messages) and
-``_valid_elements`` (the test): by ``element_kind`` unless the model overrides them,
+``valid_elements`` (the test): by ``element_kind`` unless the model overrides them,
 discrete alphabets exactly (``bipolar`` +-1, ``binary`` and ``sparse`` 0/1), ``bounded``
 within [-1, 1], the continuous kinds finite.
 """
@@ -59,6 +78,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+
+from . import _hamming, _search
+from ._memory import CHUNK_BYTES
+from ._values import ALLOWED_BY_KIND, valid_by_kind
 
 #: the values of ``element_kind``, with the models of this package that have each
 ELEMENT_KINDS = {
@@ -72,6 +95,12 @@ ELEMENT_KINDS = {
 }
 
 
+def real_dtype_name(dtype_name: str) -> str:
+    """The real dtype in which vectors of ``dtype_name`` are summed and compared: float64
+    for double precision (float64, complex128), else float32 (16-bit floats widen)."""
+    return "float64" if dtype_name in ("float64", "complex128") else "float32"
+
+
 class ModelProtocol:
     """Capabilities and conversion hooks that every model has (see the module docstring)."""
 
@@ -80,8 +109,13 @@ class ModelProtocol:
     xp: Any
     backend: Any
     dim: int
+    vector_length: int
     dtype: Any
     dtype_name: str
+    #: the name of :attr:`real_dtype` (an attribute: the similarities read it on every call)
+    real_dtype_name: str
+    kernel_cache: dict
+    _similarity_matrix: Any
 
     element_kind: ClassVar[str]
     bundle_is_sum: ClassVar[bool] = False
@@ -89,6 +123,28 @@ class ModelProtocol:
     packed: ClassVar[bool] = False
     atoms_exchangeable: ClassVar[bool] = True
     has_phasor_form: ClassVar[bool] = False
+    has_hamming_search: ClassVar[bool] = False
+    has_packed_form: ClassVar[bool] = False
+
+    # -- dtypes and values ---------------------------------------------------------------
+    @property
+    def real_dtype(self) -> Any:
+        """The real dtype in which the vectors are summed and compared (see the module)."""
+        return self.backend.dtype(real_dtype_name(self.dtype_name))
+
+    @property
+    def allowed_values(self) -> str:
+        """The values one element of this model's vectors holds, in words (for messages);
+        :meth:`valid_elements` is the test. By ``element_kind`` unless a model overrides."""
+        return ALLOWED_BY_KIND.get(self.element_kind, "finite numbers")
+
+    def valid_elements(self, x: Any) -> Any | None:
+        """A boolean array of ``x``'s shape, True where an element is a value of this model's
+        vectors (``x`` of any numeric dtype, in this model's layout); None where there is
+        nothing to test in ``x``'s dtype: every value of the model's own dtype is allowed,
+        or (for another dtype) the test comes after the conversion. By ``element_kind``
+        (see the module)."""
+        return valid_by_kind(self, x)
 
     # -- elements -------------------------------------------------------------------------
     def elements(self, x: Any) -> Any:
@@ -155,8 +211,7 @@ class ModelProtocol:
     def phase_dtype(self) -> Any:
         """The real dtype of phases (float64 for double-precision models, else float32)."""
         self._need("has_phasor_form", "be written as phases")
-        wide = self.dtype_name in ("float64", "complex128")
-        return self.backend.dtype("float64" if wide else "float32")
+        return self.real_dtype
 
     def fixed_phases(self) -> np.ndarray:
         """Host mask ``(phase_count,)`` of the phases that are always 0 (HRR: the zero and
@@ -179,6 +234,74 @@ class ModelProtocol:
         vectors that are not pure phasors, the complex coefficients they have there)."""
         self._need("has_phasor_form", "be written as phases")
         self._phasor_hook_missing("to_phasors")
+
+    # -- search over a prepared index (what holovec.retrieval calls) -------------------------
+    #: whether the search scores are exact (sums of integers or bits); models whose products
+    #: round set it False: a search recomputes its candidates' scores in a fixed order from
+    #: :meth:`score_operand` and :meth:`score_from_dots` (``holovec._fixed_order``)
+    exact_scores: ClassVar[bool] = True
+    #: temporary memory of one chunk of ``search_scores``; whether its chunks may run in
+    #: parallel threads (kernels that use one core; matrix products use them all)
+    _search_chunk_bytes: ClassVar[int] = CHUNK_BYTES
+    _parallel_search: ClassVar[bool] = False
+
+    def search_index(self, vectors: Any) -> tuple[Any, ...]:
+        """Vectors ``(n, vector_length)`` (checked, 2-d) in the form a search compares them
+        in: a tuple of arrays whose first axis is the ``n`` vectors (slice every member alike
+        to take a chunk of items). By default the vectors themselves; a model whose
+        similarity needs per-vector work (norms, bit packing) does it here, once per store
+        or batch of queries, not per chunk."""
+        return (vectors,)
+
+    def search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        """Similarities ``(n_q, n)`` of indexed queries against indexed items (both made by
+        :meth:`search_index`): the values of :meth:`similarity_matrix`, in chunks of items
+        that bound the temporary memory. Pass a slice of every member of ``items`` to score
+        a chunk of them."""
+        n_queries, n_items = queries[0].shape[0], items[0].shape[0]
+        per_item = self._search_temp_bytes_per_item(n_queries)
+        chunk_size = n_items if per_item == 0 else max(1, self._search_chunk_bytes // per_item)
+        if chunk_size >= n_items:
+            return self._search_scores(queries, items)
+        return self.backend.map_item_chunks(
+            self._search_scores, queries, items, chunk_size, self._parallel_search, self.kernel_cache
+        )
+
+    score_operand = _search.score_operand
+    score_from_dots = _search.score_from_dots
+
+    score_operand_width = property(_search.score_operand_width)
+
+    def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
+        """``similarity_matrix`` of indexed queries against one chunk of indexed items."""
+        return self._similarity_matrix(queries[0], items[0])
+
+    def _search_temp_bytes_per_item(self, n_queries: int) -> int:
+        """Temporary bytes per indexed item that ``_search_scores`` needs besides its result."""
+        return self._matrix_temp_bytes_per_item(n_queries)
+
+    def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
+        """Temporary bytes per item that ``_similarity_matrix`` needs (0: none, no chunking)."""
+        return 0
+
+    # -- Hamming search (see has_hamming_search) -------------------------------------------
+    def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:
+        """The vectors of a search index (a tuple made by ``search_index``) bit-packed, uint8
+        ``(n, 8 * ceil(dim / 64))`` with the padding bits clear, or ``None`` where a Hamming
+        search would not give the model's own scores (a MAP query that is not +-1, a traced
+        array, a backend without a fast popcount), and always for a model without
+        ``has_hamming_search``."""
+        return None
+
+    def hamming_similarity(self, distances: Any) -> Any:
+        """Similarities of Hamming distances (integers in ``0 .. dim``), equal bit for bit to
+        the model's search scores of pairs at those distances."""
+        return _hamming.similarity(self, self._hamming_table, distances)
+
+    def _hamming_table(self) -> Any:
+        """Similarities of the distances ``0 .. dim`` (1-d), by the model's search formula
+        (models with ``has_hamming_search`` define it)."""
+        raise TypeError(f"{self.name} has no Hamming search (its has_hamming_search is False)")
 
     # -- helpers --------------------------------------------------------------------------
     def _phasor_hook_missing(self, hook: str) -> Any:

@@ -1,13 +1,22 @@
-"""Model names -> model classes. Each model module registers itself with :func:`register_model`."""
+"""Model names -> model classes. Each model module registers itself with :func:`register_model`.
+
+:func:`build_model` is the build step of ``VSA.create``: it constructs the registered class,
+or the variant of it that an option selects (:func:`register_variant`: BSC with
+``packed=True`` is the class :class:`~holovec.models.PackedBSC`), so that a model class
+never has to choose another class while it is being constructed.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .base import VSAModel
 
 _MODELS: dict[str, type[VSAModel]] = {}
+#: (registered class, option) -> the subclass that the option set to True builds
+_VARIANTS: dict[tuple[type, str], type] = {}
 M = TypeVar("M", bound="type[VSAModel]")
 
 
@@ -45,3 +54,30 @@ def model_names() -> list[str]:
 def models_using_dtype(dtype_name: str) -> list[str]:
     """Names of models whose default vectors have this dtype (for error hints)."""
     return [cls.name for cls in _MODELS.values() if cls.default_dtype == dtype_name]
+
+
+def register_variant(option: str) -> Callable[[M], M]:
+    """Class decorator: make ``cls`` (a subclass of a registered model) what
+    ``VSA.create(parent.name, ..., **{option: True})`` builds, e.g. ``PackedBSC`` for BSC's
+    ``packed=True``. The subclass accepts the option (set to True) itself."""
+
+    def decorate(cls: M) -> M:
+        _VARIANTS[(cls.__bases__[0], option)] = cls
+        return cls
+
+    return decorate
+
+
+def variant_of(cls: type[VSAModel], option: str) -> type[VSAModel]:
+    """The class that ``option=True`` selects for ``cls`` (:func:`register_variant`), or
+    ``cls`` itself where it has no such variant."""
+    return _VARIANTS.get((cls, option), cls)
+
+
+def build_model(cls: type[VSAModel], *args: Any, **kwargs: Any) -> VSAModel:
+    """``cls(*args, **kwargs)``, or the variant of ``cls`` that an option set to True selects
+    (:func:`register_variant`): the build step of ``VSA.create``."""
+    for (parent, option), variant in _VARIANTS.items():
+        if parent is cls and kwargs.get(option) is True:
+            return variant(*args, **kwargs)
+    return cls(*args, **kwargs)

@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 from ..random import random_normal
+from ._checks import check_dim
 from ._cosine import CosineSimilarity, unit_norm
-from .base import VSAModel, check_dim
+from .base import VSAModel
 from .registry import register_model
 
 

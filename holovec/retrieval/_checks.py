@@ -1,4 +1,5 @@
-"""Value checks that retrieval makes once per codebook and once per batch of queries.
+"""The checks retrieval makes: vectors of the right model, codebooks of an equal model,
+and values that are finite (once per codebook and once per batch of queries).
 
 A model's ``check`` reads no values (it also runs on traced arrays). Search needs more:
 one NaN or infinity in a codebook would otherwise break every search (a raw framework
@@ -13,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import DTYPE_KINDS
+from ..backends import DTYPE_KINDS, dtype_name
+from ..models.registry import models_using_dtype
 
 #: bytes of vectors checked per block (bounds the temporary memory of the check)
 CHECK_BYTES = 32 * 2**20
@@ -77,3 +79,65 @@ def check_finite(
         f"{name}: {where} NaN or infinity; vectors to store or search must be finite "
         "(a non-finite vector has no similarity with anything)"
     )
+
+
+def dtype_of(x: Any) -> str:
+    """The name of ``x``'s dtype (holovec's names where it has one, e.g. bfloat16)."""
+    try:
+        return dtype_name(x.dtype)
+    except TypeError:
+        return str(x.dtype)
+
+
+def model_vectors(model: Any, x: Any, arg: str) -> Any:
+    """``x`` as vectors of ``model``, never converted into something else: an array of the
+    model's backend that passes the model's check (type, dtype, shape), or a NumPy array of
+    exactly the model's dtype, moved to the model's backend and device unchanged."""
+    native = model.backend.is_array(x)
+    if native or isinstance(x, np.ndarray):
+        got = dtype_of(x)
+        if got != model.dtype_name:
+            others = [m for m in models_using_dtype(got) if m != model.name]
+            hint = f" (the dtype of {', '.join(others)} vectors)" if others else ""
+            what = "" if native else "a NumPy array of "
+            raise TypeError(
+                f"{arg}: {model.name} vectors are {model.dtype_name}, got {what}{got}{hint}; give "
+                f"vectors of this model, or, if a conversion is meant, convert first with "
+                f"model.asarray({arg}) (it refuses conversions that change values)"
+            )
+        if native:
+            return model.check(x, arg)
+        if x.ndim == 0 or x.shape[-1] != model.vector_length:
+            raise ValueError(
+                f"{arg}: expected vectors of shape (..., {model.vector_length}) for this {model.name} "
+                f"model of dim {model.dim}, got shape {tuple(x.shape)}"
+            )
+        return model.asarray(x)
+    raise TypeError(
+        f"{arg}: expected a {model.backend.array_type_name} of this {model.name} model's backend "
+        f"{model.backend.name!r} (or a NumPy array of {model.dtype_name}), got "
+        f"{type(x).__module__}.{type(x).__name__}; convert it with model.asarray({arg})"
+    )
+
+
+def check_same_model(model: Any, book: Any, what: str, whose: str) -> None:
+    """``ValueError`` unless the codebook ``book`` holds vectors of a model equal to
+    ``model`` (same class, dim, backend and device, dtype, options and seed; not
+    necessarily the same object). ``what`` names the codebook, ``whose`` the model."""
+    if book.model != model:
+        diff = "; ".join(
+            f"its {k} is {b!r}, {whose} has {m!r}" for k, b, m in book.model.config_differences(model)
+        )
+        raise ValueError(
+            f"{what} belongs to another model: {diff}; use a codebook of an equal model (same class, "
+            "dim, backend and device, dtype, options and seed), e.g. Codebook.load(path, model)"
+        )
+
+
+def claim_codebook(model: Any, book: Any, what: str, whose: str) -> None:
+    """Make ``book`` a codebook of ``model`` for a store or a cleanup: a codebook made
+    without a model (HoloVec 1.x's form) takes ``model`` (``book.adopt_model``, the one
+    change made here); then :func:`check_same_model`."""
+    if book.model is None:
+        book.adopt_model(model)
+    check_same_model(model, book, what, whose)

@@ -188,4 +188,4 @@ def _group_kernel(model: Any) -> Any:
 
 
 def _is_double(model: Any) -> bool:
-    return model.dtype_name in ("float64", "complex128")
+    return model.real_dtype_name == "float64"

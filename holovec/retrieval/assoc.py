@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.base import VSAModel
-from .codebook import Codebook, _check_same_model
+from ._checks import claim_codebook
+from .codebook import Codebook
 from .store import ItemStore
 
 __all__ = ["AssocStore"]
@@ -42,7 +43,7 @@ class AssocStore:
         for name, book in (("keys", keys), ("values", values)):
             if not isinstance(book, Codebook):
                 raise TypeError(f"{name} must be a Codebook, got {type(book).__name__}")
-            _check_same_model(self.model, book, f"the {name} codebook", "this store's model")
+            claim_codebook(self.model, book, f"the {name} codebook", "this store's model")
             if len(book) == 0:
                 raise ValueError(f"{name} is empty")
         if len(keys) != len(values):

@@ -1,4 +1,10 @@
-"""Cleanup: map noisy vectors to codebook items, hard (nearest) or soft (attention)."""
+"""Cleanup: map noisy vectors to codebook items, hard (nearest) or soft (attention).
+
+:func:`cleanup` gives back *vectors* (the items themselves, or their weighted
+superposition); :meth:`ItemStore.query <holovec.retrieval.ItemStore.query>` and the
+encoders' :meth:`SymbolCodebook.cleanup <holovec.encoders.SymbolCodebook.cleanup>` give
+back ``(label, similarity)`` pairs.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,9 @@ import numpy as np
 from .._validation import check_int, check_number
 from ..backends import DTYPE_KINDS
 from ..models.base import CHUNK_BYTES, VSAModel
-from ._checks import check_finite
-from .codebook import Codebook, _check_same_model
-from .store import SearchIndex, _placed, _search
+from ._checks import check_finite, claim_codebook
+from ._index import SearchIndex, placed, search_vectors
+from .codebook import Codebook
 
 __all__ = ["cleanup"]
 
@@ -21,7 +27,7 @@ def _items(model: VSAModel, codebook: Any) -> tuple[Any, bool]:
     """The codebook's vectors, and whether they still need the finite check (a
     :class:`Codebook` checked them when they were added)."""
     if isinstance(codebook, Codebook):
-        _check_same_model(model, codebook, "the codebook", "the model given to cleanup")
+        claim_codebook(model, codebook, "the codebook", "the model given to cleanup")
         if len(codebook) == 0:
             raise ValueError("cannot clean up against an empty codebook")
         return codebook.vectors, False
@@ -64,6 +70,11 @@ def cleanup(
     every positive temperature works, however small. No noisy vectors (a batch of 0)
     give an empty batch; an empty codebook raises ``ValueError``.
 
+    Returns vectors of the model, of the shape of ``noisy``: the items themselves, not
+    their labels. For labels, search with :class:`~holovec.retrieval.ItemStore`
+    (``query`` gives ``(label, similarity)`` pairs, as the encoders'
+    :meth:`SymbolCodebook.cleanup <holovec.encoders.SymbolCodebook.cleanup>` does).
+
     Examples
     --------
     >>> from holovec import VSA
@@ -76,7 +87,7 @@ def cleanup(
     """
     items, unchecked = _items(model, codebook)
     model.check(noisy, "noisy")
-    noisy, items = _placed(model, noisy, items)  # copies of replicated arrays on one device
+    noisy, items = placed(model, noisy, items)  # copies of replicated arrays on one device
     backend = model.backend
     if soft:
         temperature = _check_temperature(temperature)
@@ -90,7 +101,7 @@ def cleanup(
     if math.prod(noisy.shape[:-1]) == 0:  # no vectors: nothing to clean up
         return xp.zeros(noisy.shape, dtype=model.dtype, device=model.device)
     if not soft:  # the search checks that the noisy vectors are finite
-        _, idx = _search(
+        _, idx = search_vectors(
             model,
             noisy,
             items,
@@ -124,13 +135,12 @@ def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, c
     a similarity difference (at most 2) would overflow the dtype."""
     xp, backend = model.xp, model.backend
     kind = DTYPE_KINDS[model.dtype_name]
-    unpacked = hasattr(model, "unpack") and hasattr(model, "pack")
+    unpacked = model.has_packed_form  # packed bits (pack, unpack): mixed unpacked
     queries = model.search_index(xp.reshape(noisy, (-1, model.vector_length)))
     index = SearchIndex(model, items)
     n_q = queries[0].shape[0]
-    wide = model.dtype_name in ("float64", "complex128")
-    real = backend.dtype("float64" if wide else "float32")
-    cap = float(np.finfo(np.float64 if wide else np.float32).max) / 8
+    real = model.real_dtype
+    cap = float(np.finfo(model.real_dtype_name).max) / 8
     inverse = cap if temperature * cap < 1 else 1.0 / temperature
     if chunk_size is None:
         width = model.dim * (16 if kind == "complex" else 8)

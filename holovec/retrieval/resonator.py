@@ -25,8 +25,7 @@ leave the batch.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +35,7 @@ from .._validation import check_bool, check_int, check_number
 from ..backends import DTYPE_KINDS, dtype_name
 from ..models.base import VSAModel
 from ._checks import check_finite
+from ._network import Network, bind_all, compiled, padded_count, resonate, sweep
 
 __all__ = ["Resonator", "ResonatorResult"]
 
@@ -70,125 +70,6 @@ class ResonatorResult:
     converged: np.ndarray
     reconstruction: np.ndarray
     estimates: Any
-
-
-@dataclass(frozen=True)
-class _Network:
-    """What a resonator's iterations depend on besides its arrays: the static part of its
-    compiled loop, so that equal networks share one program whatever resonator runs it."""
-
-    model: VSAModel
-    #: whether the model's vectors are bits superposed in their lifted +-1 view (BSC)
-    lifted: bool
-    #: whether the coefficients are integers / dim (+-1 codebooks, see Resonator.__init__)
-    integer: bool
-    #: per factor: the dtype that sums the integer coefficients exactly, or None
-    wide: tuple[Any, ...]
-    max_iter: int
-    #: an estimate is unchanged when its similarity with its previous value is this or more
-    same_at: float
-    match_threshold: float
-
-
-def _bind_all(model: Any, vectors: Sequence[Any]) -> Any:
-    out = vectors[0]
-    for v in vectors[1:]:
-        out = model.bind(out, v)
-    return out
-
-
-def _project(net: _Network, coefficients: Any, view: Any, pinv: Any, wide: Any) -> Any:
-    """``normalize(coefficients @ X_f)`` for ``X_f``'s ``view`` (see Resonator): back to a
-    vector of the model."""
-    model = net.model
-    xp, backend = model.xp, model.backend
-    dtype = view.dtype
-    if pinv is not None:
-        coefficients = backend.matmul(coefficients, pinv)
-    if net.integer:
-        coefficients = xp.round(coefficients * model.dim)  # the exact dot products
-        if wide is not None:
-            coefficients, view = xp.astype(coefficients, wide), xp.astype(view, wide)
-    superposed = backend.matmul(xp.astype(coefficients, view.dtype), view)
-    if superposed.dtype != dtype:  # back from float64: the signs are exact
-        superposed = xp.astype(superposed, dtype)
-    if net.lifted:  # the sign in the lifted view, back to the model (bits: -1 -> 1)
-        return model.finish_sum(superposed)
-    return model.normalize(superposed)
-
-
-def _sweep(
-    net: _Network, books: tuple, views: tuple, pinvs: tuple, s: Any, est: Sequence[Any]
-) -> tuple[tuple, tuple, tuple, Any]:
-    """One iteration over products ``s`` (rows): each factor's estimate updated in turn,
-    from the newest estimates of the others. Returns the estimates, each factor's decoded
-    item and its similarity, and whether each product converged (its estimates unchanged,
-    or its decoded items bound together match it)."""
-    model = net.model
-    xp = model.xp
-    est, idx, sims, stable = list(est), [], [], None
-    for f in range(len(books)):
-        others = _bind_all(model, [est[g] for g in range(len(books)) if g != f])
-        coeff = model.similarity_matrix(model.unbind(s, others), books[f])  # (n, n_f)
-        # |a|: a bipolar product is also factored by two negated factors
-        idx.append(xp.argmax(xp.abs(coeff), axis=-1))
-        sims.append(xp.take_along_axis(coeff, idx[f][:, None], axis=-1)[:, 0])
-        new = _project(net, coeff, views[f], pinvs[f], net.wide[f])
-        same = model.similarity(new, est[f]) >= net.same_at
-        stable = same if stable is None else stable & same
-        est[f] = new
-    decoded = [xp.take(books[f], idx[f], axis=0) for f in range(len(books))]
-    match = model.similarity(_bind_all(model, decoded), s) >= net.match_threshold
-    return tuple(est), tuple(idx), tuple(sims), stable | match
-
-
-def _resonate(
-    net: _Network, books: tuple, views: tuple, pinvs: tuple, initial: tuple, s: Any, padding: Any
-) -> tuple[Any, ...]:
-    """The iteration over a batch of a fixed shape, as one loop (``Backend.while_loop``):
-    products that converged stay in the batch, and what each one decoded is recorded at
-    the iteration it converged in (at the last one for the others). ``padding`` marks rows
-    of padding (done from the start). Returns the indices ``(n, F)``, similarities ``(n,
-    F)``, iterations, convergence, reconstruction and the estimates ``(F, n, L)``."""
-    model = net.model
-    xp = model.xp
-    first = _sweep(net, books, views, pinvs, s, [xp.broadcast_to(x0, s.shape) for x0 in initial])
-    est, idx, sims, converged = first
-    iterations = xp.ones((s.shape[0],), dtype=xp.int32)
-    # the loop's state: the iteration, the estimates, which products are done, and for each
-    # product its iterations and what it decoded (at convergence, or at the last iteration)
-    state = (xp.asarray(1, dtype=xp.int32), est, converged | padding, iterations, idx, sims, est)
-
-    def running(state: tuple) -> Any:
-        return (state[0] < net.max_iter) & ~xp.all(state[2])
-
-    def iterate(state: tuple) -> tuple:
-        it, est, done, iterations, old_idx, old_sims, old_est = state
-        est, idx, sims, converged = _sweep(net, books, views, pinvs, s, est)
-        it, active = it + 1, ~done  # (the products running until now record this iteration)
-        idx = tuple(xp.where(active, new, old) for new, old in zip(idx, old_idx, strict=True))
-        sims = tuple(xp.where(active, new, old) for new, old in zip(sims, old_sims, strict=True))
-        recorded = tuple(xp.where(active[:, None], new, old) for new, old in zip(est, old_est, strict=True))
-        done, iterations = done | (active & converged), xp.where(active, it, iterations)
-        return (it, est, done, iterations, idx, sims, recorded)
-
-    _, _, done, iterations, idx, sims, est = model.backend.while_loop(running, iterate, state)
-    decoded = [xp.take(books[f], idx[f], axis=0) for f in range(len(books))]
-    reconstruction = model.similarity(_bind_all(model, decoded), s)
-    return xp.stack(idx, axis=-1), xp.stack(sims, axis=-1), iterations, done, reconstruction, xp.stack(est)
-
-
-@functools.cache
-def _compiled(backend: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` compiled on ``backend`` where it compiles kernels (once per backend: JAX then
-    keeps one program per static network and shapes), else ``fn`` itself."""
-    return backend.jit(fn) if backend.jit_kernels else fn
-
-
-def _padded_count(n: int) -> int:
-    """The rows a batch of ``n`` products is padded to where every shape compiles: the next
-    power of two, so that a few programs serve every batch size."""
-    return 1 << max(0, n - 1).bit_length()
 
 
 class Resonator:
@@ -299,11 +180,11 @@ class Resonator:
         with self.model.backend.full_precision():  # (pinv multiplies inside)
             self._pinv = [self.xp.linalg.pinv(self._gram(b)) for b in books] if ols else [None] * len(books)
         self._init = [self._initial(b) for b in books]
-        self._network = _Network(
+        self._network = Network(
             model, self._lifted, self._integer, tuple(self._wide), self.max_iter,
             1 - self.tol, self.match_threshold,
         )  # fmt: skip
-        model.backend.register_static(_Network)  # (a static argument of the compiled loop)
+        model.backend.register_static(Network)  # (a static argument of the compiled loop)
 
     # -- helpers -------------------------------------------------------------------------
     def _view(self, book: Any) -> Any:
@@ -385,7 +266,7 @@ class Resonator:
             final_sim[active[rows]] = np.stack([backend.to_numpy(v) for v in sims], -1)[rows]
 
         for it in range(1, self.max_iter + 1):
-            est, idx, sims, converged = _sweep(net, *arrays, s_act, est)
+            est, idx, sims, converged = sweep(net, *arrays, s_act, est)
             now = np.asarray(backend.to_numpy(converged), dtype=bool).reshape(-1)
             if not now.any():
                 continue
@@ -412,7 +293,7 @@ class Resonator:
         if not np.array_equal(order, np.arange(n)):
             estimates = xp.take(estimates, backend.asarray(np.argsort(order)), axis=1)
         decoded = [xp.take(self.codebooks[f], backend.asarray(final_idx[:, f]), axis=0) for f in range(F)]
-        recon = backend.to_numpy(model.similarity(_bind_all(model, decoded), s))
+        recon = backend.to_numpy(model.similarity(bind_all(model, decoded), s))
         return ResonatorResult(
             indices=final_idx,
             similarities=final_sim,
@@ -424,12 +305,13 @@ class Resonator:
 
     def _factor_padded(self, products: Any, s: Any) -> ResonatorResult:
         """The batch ``s`` (checked ``products`` as rows) factored in one compiled loop over a
-        batch padded to a power of two (see :func:`_resonate`): a program per size class of
-        batches and configuration, compiled once for every resonator and every product;
-        only the cuts of the padded batch and of the estimates are made per size."""
+        batch padded to a power of two (see :func:`holovec.retrieval._network.resonate`): a
+        program per size class of batches and configuration, compiled once for every
+        resonator and every product; only the cuts of the padded batch and of the estimates
+        are made per size."""
         model, backend = self.model, self.model.backend
         n = s.shape[0]
-        size = _padded_count(n)
+        size = padded_count(n)
         # padded with copies of the first product, whose results are dropped
         rows = np.concatenate([np.arange(n), np.zeros(size - n, dtype=np.int64)])
         padded = s if size == n else backend.take_rows(s, rows)
@@ -438,7 +320,7 @@ class Resonator:
         except ValueError:  # the message names the rows of the products themselves
             check_finite(model, products, "products")
             raise
-        program = _compiled(backend, _resonate)
+        program = compiled(backend, resonate)
         arrays = (tuple(self.codebooks), tuple(self._views), tuple(self._pinv), tuple(self._init))
         out = program(self._network, *arrays, padded, backend.asarray(np.arange(size) >= n))
         indices, sims, iterations, converged, recon = (backend.to_numpy(a)[:n] for a in out[:5])

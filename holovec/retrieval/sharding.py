@@ -2,7 +2,7 @@
 
 :func:`shard_rows` puts a codebook on every device of a mesh, an equal block of rows on
 each; :func:`holovec.retrieval.search` then searches each block on its own device and
-merges only the ``k`` best candidates of each (see :mod:`holovec.backends._jax_sharded`,
+merges only the ``k`` best candidates of each (see :mod:`holovec.backends.kernels.jax_sharded`,
 which also describes the use on several hosts with ``jax.distributed``). The results
 equal those of one search of the whole codebook, ties included (equal scores: lowest
 index first).
@@ -13,8 +13,6 @@ jax is imported by the first call, not by ``import holovec``.
 from __future__ import annotations
 
 from typing import Any
-
-import numpy as np
 
 __all__ = ["shard_rows"]
 
@@ -72,30 +70,6 @@ def shard_rows(x: Any, mesh: Any = None, axis_name: str = "rows") -> Any:
     >>> int(indices[0]), float(scores[0])
     (3, 1.0)
     """
-    import jax
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    from ..backends import get_backend
 
-    if not isinstance(axis_name, str):
-        raise TypeError(f"axis_name must be the name (a str) of a mesh axis, got {axis_name!r}")
-    if mesh is None:
-        mesh = Mesh(np.array(jax.devices()), (axis_name,))
-    elif not isinstance(mesh, Mesh):
-        raise TypeError(f"mesh must be a jax.sharding.Mesh, got {type(mesh).__name__}")
-    if axis_name not in mesh.axis_names:
-        raise ValueError(f"mesh has no axis {axis_name!r}; its axes are {tuple(mesh.axis_names)}")
-    shape = tuple(getattr(x, "shape", np.shape(x)))
-    if len(shape) != 2:
-        raise ValueError(f"x must be a codebook of shape (n, vector_length), got shape {shape}")
-    size = int(mesh.shape[axis_name])
-    if shape[0] % size:
-        raise ValueError(
-            f"cannot split {shape[0]} rows evenly over the {size} devices of mesh axis "
-            f"{axis_name!r} (JAX shards are equal, and padding rows would be searched as items): "
-            f"give a multiple of {size} rows, or a mesh of a number of devices that divides {shape[0]}"
-        )
-    sharding = NamedSharding(mesh, PartitionSpec(axis_name, None))
-    if sharding.is_fully_addressable:
-        return jax.device_put(x, sharding)
-    # several processes (jax.distributed): each one places the rows of its own devices
-    host = np.asarray(x)
-    return jax.make_array_from_callback(shape, sharding, lambda index: host[index])
+    return get_backend("jax").shard_rows(x, mesh, axis_name)

@@ -303,7 +303,7 @@ def test_dask_search_of_any_chunking(name, data, k):
 @pytest.mark.xfail(
     strict=False,
     reason="Dask chunks of no rows, of unknown sizes, and no queries fail with raw errors "
-    "(reported in issue 20's fuzz notes): FHRR/HRR items chunked (1, 0): 'range() arg 3 must "
+    "(found by this fuzz): FHRR/HRR items chunked (1, 0): 'range() arg 3 must "
     "not be zero' (dask_backend.take_rows); queries chunked (0, 1): similarity_matrix's "
     "'Missing dependency'; 0 queries: FHRR/HRR similarity_matrix 'zero-size array to "
     "reduction operation maximum'; unknown chunks: 'cannot convert float NaN to integer' "
@@ -330,8 +330,8 @@ def one_device_is_a_split(monkeypatch):
     that one device."""
     import jax
 
-    from holovec.backends import _jax_sharded
     from holovec.backends.jax_backend import JaxBackend
+    from holovec.backends.kernels import jax_sharded
 
     def row_axes(x):
         sharding = getattr(x, "sharding", None)
@@ -341,7 +341,7 @@ def one_device_is_a_split(monkeypatch):
                 return (names,) if isinstance(names, str) else tuple(names)
         return None
 
-    monkeypatch.setattr(_jax_sharded, "row_axes", row_axes)
+    monkeypatch.setattr(jax_sharded, "row_axes", row_axes)
     monkeypatch.setattr(JaxBackend, "is_partitioned", lambda self, x: row_axes(x) is not None)
 
 

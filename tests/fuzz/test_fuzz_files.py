@@ -11,7 +11,7 @@ import numpy as np
 from fuzz_settings import FUZZ
 from hypothesis import given
 from hypothesis import strategies as st
-from test_hardening_retrieval import meta_member, npy_bytes, npz_bytes, zip_bytes
+from test_retrieval_edge_cases import meta_member, npy_bytes, npz_bytes, zip_bytes
 
 from holovec import VSA
 from holovec.retrieval import Codebook

@@ -17,12 +17,11 @@ from hypothesis.extra import numpy as hnp
 
 from conftest import backend_param, device_for
 from holovec import VSA
+from holovec.testing import model_variants
 
 DIM = 64  # a square (VTB), a multiple of 4 (GHRR) and of 8 segments (BSDC-SEG)
-VARIANTS = [(name, {}) for name in VSA.available_models()] + [
-    ("BSC", {"packed": True}),
-    ("HRR", {"unitary": True}),
-]
+#: every registered model, and each with every boolean option flipped (BSC packed, HRR unitary)
+VARIANTS = model_variants(choices=False)
 BACKENDS = [backend_param(b) for b in ("numpy", "torch", "jax")]
 _MODELS: dict = {}
 

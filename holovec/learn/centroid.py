@@ -1,0 +1,274 @@
+"""The prototype classifiers' shared machinery, and the centroid: class prototypes bundled
+in one pass (torchhd's ``Centroid``).
+
+Training runs in minibatches on the model's backend: each batch is encoded, scored
+against the prototypes in one matrix product, and every update of the batch is applied
+as one product of a ``(batch, classes)`` coefficient matrix with the batch, never a Python
+loop per sample. Within a batch all samples see the prototypes as they were before it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import Flag
+from ._base import Batch, HDEstimator
+from ._data import host_labels, n_rows, take_rows
+from ._docs import shared_parameters
+from ._space import Space
+from ._targets import class_indices, class_labels, sorted_classes
+
+__all__ = ["CentroidClassifier", "PrototypeClassifier"]
+
+#: the element kinds whose vectors are bits in some form, so prototypes can be binarised
+_BINARISABLE = ("bipolar", "binary")
+
+
+# -- the learning rules: one step over a batch, a pure function of arrays --------------------
+# Each takes the learning space, the prototypes P (classes, width), a batch's encodings H
+# (rows, width), their class indices t (rows,), the batch's weights (1 per sample, 0 per
+# row of padding; None: no padding, see Batch) and the learning rate, and runs as one
+# compiled program where the backend compiles (Space.run). Within a batch all samples see
+# the prototypes as they were before it.
+def _bundling(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
+    """Each sample added to its class."""
+    return space.add(P, space.masked(space.one_hot(t, P.shape[0]), weights), H)
+
+
+class PrototypeClassifier(ClassifierMixin, HDEstimator):
+    """Shared machinery of the prototype classifiers (fit, partial_fit, predict)."""
+
+    #: whether the rule learns from a stream (``partial_fit``)
+    _streams = True
+
+    _parameter_rules: ClassVar[dict[str, Any]] = {"binarize": Flag()}
+
+    # -- fitting ----------------------------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> PrototypeClassifier:
+        """Learn the class prototypes from samples ``X`` and labels ``y``."""
+        self._check_params()
+        X = self._fit_encoder(X)
+        y = class_labels(y, n_rows(X))
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; y has 1 class: "
+                f"{self.classes_.tolist()!r}"
+            )
+        t = class_indices(y, self.classes_)
+        self.prototypes_ = self.space_.zeros(len(self.classes_))
+        # minibatch products: on one BLAS thread where more would only spin between them
+        with self.space_.backend.small_products(
+            2.0 * self.batch_size * len(self.classes_) * self.space_.width
+        ):
+            self._train(X, t)
+        self._finish()
+        return self
+
+    @available_if(lambda self: self._streams)
+    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> PrototypeClassifier:
+        """Update the prototypes with one more batch of a stream (one pass of the rule).
+
+        The first call fits the encoder (its standardisation uses this first batch) and
+        needs ``classes``, every label of the stream.
+        """
+        first = not hasattr(self, "prototypes_")
+        if first:
+            self._check_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            classes = sorted_classes(host_labels(classes), "classes")
+            if len(classes) < 2:
+                raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
+            X = self._fit_encoder(X)
+            self.classes_ = classes
+            self.prototypes_ = self.space_.zeros(len(self.classes_))
+        else:
+            if classes is not None:
+                classes = sorted_classes(host_labels(classes), "classes")
+                if not np.array_equal(classes, self.classes_):
+                    raise ValueError(
+                        f"classes={classes.tolist()!r} is not the same as on the first call "
+                        f"({self.classes_.tolist()!r})"
+                    )
+            X = self._check_input(X)
+        t = class_indices(class_labels(y, n_rows(X)), self.classes_)
+        for batch in self._encoded(X, order_free=self._stream_is_bundling):
+            self.prototypes_ = self._step(self._stream_rule, batch, t)
+        self._finish()
+        return self
+
+    def _train(self, X: Any, t: np.ndarray) -> None:
+        """The training of ``fit``: the first pass; retraining learners add their epochs
+        (see holovec.learn.retraining)."""
+        self._first_pass(X, t)
+
+    def _first_pass(self, X: Any, t: np.ndarray) -> None:
+        """One pass of ``_first_pass_rule`` over the training set."""
+        # bundling (sums) does not depend on the batches: Dask then sums chunks as a tree
+        for batch in self._encoded(X, order_free=self._first_pass_is_bundling, training=True):
+            self.prototypes_ = self._step(self._first_pass_rule, batch, t)
+
+    def _step(self, rule: Any, batch: Batch, t: np.ndarray) -> Any:
+        """``rule`` (a learning rule, see ``_bundling``) applied to the prototypes and ``batch`` of samples
+        whose class indices are ``t[batch.rows]``."""
+        space = self.space_
+        lr = float(getattr(self, "lr", 0.0))  # a Python float: a NumPy scalar would widen float32
+        return space.run(rule, self.prototypes_, batch.H, space.indices(batch.take(t)), batch.weights, lr)
+
+    #: the rules of the first pass and of partial_fit (module-level functions, see above)
+    _first_pass_rule = staticmethod(_bundling)
+    _stream_rule = staticmethod(_bundling)
+    #: whether ``_first_pass_rule`` / ``_stream_rule`` only add samples to their class
+    #: (bundling: the result does not depend on the batches); a subclass that sets either
+    #: to a rule that reads the prototypes sets its flag to False
+    _first_pass_is_bundling: ClassVar[bool] = True
+    _stream_is_bundling: ClassVar[bool] = True
+
+    def _finish(self) -> None:
+        """After training: the prototypes checked and concrete, and binarised where asked for."""
+        # a lazy backend (Dask): computed once here (a tree of class sums over the chunks),
+        # not again by every prediction
+        self.prototypes_ = P = self.space_.computed(self.prototypes_)
+        # the squared lengths that every cosine divides by: finite, or training diverged
+        lr = f"lower lr (now {self.lr!r})" if hasattr(self, "lr") else "check the encodings"
+        self._check_in_range(self.space_.xp.sum(P * P), "the class prototypes", lr)
+        self.class_vectors_ = None
+        if not self.binarize:
+            return
+        model = self.model_
+        if model.element_kind not in _BINARISABLE:
+            raise ValueError(
+                f"binarize=True needs a model whose vectors are bits or signs (element_kind "
+                f"{' or '.join(_BINARISABLE)}: MAP, BSC); {model.name} has {model.element_kind!r}"
+            )
+        # the sign of each prototype, with the model's tie-break: a bundle of the class
+        self.class_vectors_ = model.finish_sum(self.prototypes_)
+
+    @classmethod
+    def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        return {"prototypes_": (n_classes, width)}
+
+    def restore_derived(self) -> None:
+        self._check_saved_range(self.prototypes_, "the class prototypes", power=2)
+        self._finish()  # binarised where asked for
+
+    # -- predicting -------------------------------------------------------------------------
+    def _scores(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "prototypes_")
+        X = self._check_input(X)
+        binarised = self.class_vectors_ is not None
+        # for binarised inference, the model's own vectors (a Hamming search for BSC)
+        batches = self._encoded(X, order_free=True, vectors=binarised)
+        return self._on_host((batch, self._batch_scores(batch.H)) for batch in batches)
+
+    def _batch_scores(self, H: Any) -> Any:
+        """The class scores of a batch's encodings (the model's vectors, where binarised)."""
+        if self.class_vectors_ is not None:
+            return self.model_.similarity_matrix(H, self.class_vectors_)
+        return self.space_.run(Space.cosines, H, self.prototypes_)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
+        model's similarity with the binarised ones); for two classes, ``(n_samples,)``,
+        the score of ``classes_[1]`` minus that of ``classes_[0]``."""
+        check_is_fitted(self, "prototypes_")
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of highest score (ties: the first class). Where two classes score
+        within rounding of each other, the canonical cosines decide (the same on every
+        backend and machine for the same prototypes and encodings)."""
+        check_is_fitted(self, "prototypes_")
+        X = self._check_input(X)
+        scores = self._scores(X)
+        best = np.argmax(scores, axis=1)
+        near = self.space_.near_ties(scores) if self.class_vectors_ is None else ()
+        if len(near):  # binarised prototypes score exactly (Hamming): no near ties
+            canonical = [
+                batch.trim(self.space_.canonical_cosines(batch.H, self.prototypes_))
+                for batch in self._encoded(take_rows(X, near), order_free=True)
+            ]
+            best[near] = np.argmax(np.concatenate(canonical, axis=0), axis=1)
+        return self.classes_[best]
+
+
+@shared_parameters
+class CentroidClassifier(PrototypeClassifier):
+    """Class prototypes are the bundles (sums) of their samples' hypervectors: one pass.
+
+    The baseline of hyperdimensional classification (torchhd's ``Centroid``/``Vanilla``).
+    ``partial_fit`` adds more samples, so it learns from streams; the result does not depend
+    on the order or batching of the samples.
+
+    Parameters
+    ----------
+    {encoder_parameters}
+    binarize : bool, default False
+        After training, round the prototypes to the model's own vectors (their signs, for
+        MAP and BSC) and predict by the model's similarity (Hamming distance of packed bits
+        for BSC): what runs on small hardware, at a measured cost in accuracy.
+    batch_size : int, default 1024
+        Samples encoded and applied at once; memory is bounded by it, not the data set.
+    backend, device, seed :
+        Passed to the default encoder (``seed=None``: fresh randomness, in ``encoder_.seed_``).
+    verbose : bool, default False
+        Show a progress bar over the epochs of training.
+    {random_state}
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels, sorted.
+    prototypes_ : array of the model's backend, shape ``(n_classes, width)``
+        The class prototypes in the learning space (``width`` is ``dim``, twice that for
+        complex models).
+    class_vectors_ : array of the model's backend or None
+        The binarised prototypes (vectors of the model), with ``binarize=True``.
+    encoder_ : HDEncoder
+        The fitted encoder.
+    model_ : holovec model
+        The model of the encodings.
+    n_features_in_ : int
+        Number of features seen in ``fit`` (numeric input only).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import CentroidClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = CentroidClassifier(dim=2000, seed=0).fit(X, y)
+    >>> clf.score(X, y) > 0.85
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+        random_state: int | None = None,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.binarize = binarize
+        self.batch_size = batch_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+        self.random_state = random_state

@@ -1,0 +1,239 @@
+"""Mistake-driven retraining of class prototypes after a first pass (torchhd's AdaptHD and
+OnlineHD): ``epochs`` passes over the data in a seeded shuffled order, each batch's
+updates one matrix product (see holovec.learn.centroid).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._params import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE
+from ._docs import shared_parameters
+from ._space import Space
+from .centroid import PrototypeClassifier
+
+__all__ = ["AdaptHDClassifier", "OnlineHDClassifier"]
+
+
+# -- the retraining rules (as holovec.learn.centroid's ``_bundling``: one step over a batch,
+# a pure function of arrays, compiled where the backend compiles)
+def _mistakes(space: Space, P: Any, H: Any, t: Any, weights: Any) -> tuple[Any, Any, Any, Any]:
+    """The scores of a batch, its one-hot true and predicted classes, and its mistakes as a
+    0/1 column (0 for padding)."""
+    xp = space.xp
+    S = space.cosines(H, P)
+    pred = xp.astype(xp.argmax(S, axis=1), t.dtype)
+    C = P.shape[0]
+    wrong = space.masked(xp.astype(pred != t, space.dtype)[:, None], weights)
+    return S, space.one_hot(t, C), space.one_hot(pred, C), wrong
+
+
+def _adapthd(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> tuple[Any, Any]:
+    """AdaptHD: a misclassified sample added to its class and taken from the predicted one;
+    also the number of mistakes."""
+    _, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    return space.add(P, lr * wrong * (true - pred), H), space.xp.sum(wrong)
+
+
+def _adapthd_stream(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
+    return _adapthd(space, P, H, t, weights, lr)[0]
+
+
+def _onlinehd_pass(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
+    """OnlineHD's single pass: every sample updates its class by ``lr (1 - cos)``, and a
+    misclassified one the predicted class by ``-lr (1 - cos)``."""
+    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    coef = lr * (true * (1 - S) - wrong * pred * (1 - S))
+    return space.add(P, space.masked(coef, weights), H)
+
+
+def _onlinehd_retrain(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> tuple[Any, Any]:
+    """OnlineHD's retraining: the misclassified samples alone; also the number of mistakes."""
+    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    return space.add(P, lr * wrong * (true - pred) * (1 - S), H), space.xp.sum(wrong)
+
+
+class _Retraining(PrototypeClassifier):
+    """Mistake-driven retraining after a first pass: ``epochs`` passes over the data in a
+    seeded shuffled order; ``lr`` scales each update relative to the class means that the
+    first pass gives (prototypes of length at most 1)."""
+
+    _parameter_rules: ClassVar[dict[str, Any]] = {
+        "epochs": NON_NEGATIVE_INT,
+        "lr": POSITIVE,
+        "cache_size": NON_NEGATIVE,
+    }
+
+    def _train(self, X: Any, t: np.ndarray) -> None:
+        self._initial(X, t)
+        bar = self._progress(self.epochs, type(self).__name__)
+        with self._keeping_encodings(X):
+            for epoch in bar:
+                mistakes = 0
+                for batch in self._encoded(X, epoch=epoch, training=True):
+                    self.prototypes_, wrong = self._step(self._retrain_rule, batch, t)
+                    if self.verbose:  # (a sum to dispatch per batch only where it is shown)
+                        mistakes = mistakes + wrong
+                if self.verbose:
+                    bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
+                if self._after_epoch(epoch):
+                    self._refresh_encodings(X)
+
+    def _initial(self, X: Any, t: np.ndarray) -> None:
+        """The first pass: class means (bundles of unit-length samples over their count,
+        so prototypes have length at most 1, the scale ``lr`` refers to)."""
+        self._first_pass(X, t)
+        counts = np.bincount(t, minlength=len(self.classes_)).astype(np.float64)
+        inv = self.space_.backend.asarray(1.0 / np.maximum(counts, 1.0), dtype=self.space_.dtype)
+        self.prototypes_ = self.prototypes_ * inv[:, None]
+
+    def _after_epoch(self, epoch: int) -> bool:
+        """A hook after each retraining epoch: whether it changed the encoder (NeuralHD
+        regenerates dimensions)."""
+        return False
+
+
+@shared_parameters
+class AdaptHDClassifier(_Retraining):
+    """Perceptron-style retraining (AdaptHD, Imani et al., 2019; torchhd's ``AdaptHD``).
+
+    After the one-pass centroid, each misclassified sample is added to its true class
+    and subtracted from the predicted one, times ``lr``, for ``epochs`` passes.
+    ``partial_fit`` applies the mistake-driven update alone (a perceptron on a stream).
+
+    Parameters
+    ----------
+    {encoder_parameters}
+    epochs : int, default 20
+        Retraining passes over the training set after the first pass (0: the first pass
+        alone), each in an order shuffled from ``seed`` and the epoch.
+    lr : float, default 0.035
+        The weight of each update (a misclassified sample added to its true class and
+        subtracted from the predicted one), relative to the class means of the first pass
+        (prototypes of length at most 1).
+    {retraining_parameters}
+
+    Attributes
+    ----------
+    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import AdaptHDClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> AdaptHDClassifier(dim=2000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        epochs: int = 20,
+        lr: float = 0.035,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        cache_size: float = 512,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+        random_state: int | None = None,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.epochs = epochs
+        self.lr = lr
+        self.binarize = binarize
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+        self.random_state = random_state
+
+    _retrain_rule = staticmethod(_adapthd)
+    _stream_rule = staticmethod(_adapthd_stream)
+    _stream_is_bundling = False  # mistake-driven: each batch reads the prototypes
+
+
+@shared_parameters
+class OnlineHDClassifier(_Retraining):
+    """Similarity-weighted updates (OnlineHD, Hernández-Cano et al., 2021; torchhd's ``OnlineHD``).
+
+    A sample updates its true class by ``lr * (1 - cos_true)`` and, when misclassified,
+    the predicted class by ``-lr * (1 - cos_predicted)``: what is already known adds
+    little. The first pass applies this to every sample (OnlineHD's single pass, also what
+    ``partial_fit`` does); the ``epochs`` retraining passes update misclassified samples only.
+
+    Parameters
+    ----------
+    {encoder_parameters}
+    epochs : int, default 20
+        Retraining passes over the training set after the first pass (0: the first pass
+        alone), each in an order shuffled from ``seed`` and the epoch.
+    lr : float, default 0.1
+        The weight of each update, scaled by ``1 - cos`` of the sample with the class it
+        updates (so what a prototype already knows adds little).
+    {retraining_parameters}
+
+    Attributes
+    ----------
+    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from holovec.learn import OnlineHDClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> OnlineHDClassifier(dim=2000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        dim: int | None = None,
+        *,
+        encoder: Any = None,
+        epochs: int = 20,
+        lr: float = 0.1,
+        binarize: bool = False,
+        batch_size: int = 1024,
+        cache_size: float = 512,
+        backend: Any = None,
+        device: Any = None,
+        seed: int | None = None,
+        verbose: bool = False,
+        random_state: int | None = None,
+    ) -> None:
+        self.model = model
+        self.dim = dim
+        self.encoder = encoder
+        self.epochs = epochs
+        self.lr = lr
+        self.binarize = binarize
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.verbose = verbose
+        self.random_state = random_state
+
+    def _initial(self, X: Any, t: np.ndarray) -> None:
+        # the single pass is OnlineHD's own (similarity-weighted), not bundling
+        self._first_pass(X, t)
+
+    _first_pass_rule = _stream_rule = staticmethod(_onlinehd_pass)
+    _retrain_rule = staticmethod(_onlinehd_retrain)
+    _first_pass_is_bundling = _stream_is_bundling = False  # similarity-weighted

@@ -1,0 +1,148 @@
+"""Seeds and draws: where a model's random vectors come from.
+
+A model's seed makes its unseeded draws reproducible (:class:`Seeds`: like one generator,
+``random()`` and ``spawn_seed()`` advance one count). A draw is addressed by (seed,
+stream, purpose) and made where the backend says it is fastest (``Backend.draw_path``),
+every way giving NumPy's numbers (:class:`Draws`):
+
+- on the host: the model's NumPy twin draws, the backend takes the array (zero copy for
+  torch on the CPU);
+- compiled: the generator's words and the model's sampler in one program that takes the
+  address as data (:class:`~holovec.random.Words`), compiled once per number of rows for
+  every seed, and shared by the models that differ only by seed;
+- eager: the model's sampler op by op;
+- partitioned (Dask): each chunk of rows made where it lives (:class:`RowsOfDraw`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..random import Words, address_words, check_seed, fold_in, fresh_seed
+from ._checks import check_count
+from ._kernels import shared_kernel
+
+
+class Seeds:
+    """A model's seed (``None``: fresh randomness) and its count of unseeded draws."""
+
+    def __init__(self, seed: int | None, draws: int = 0) -> None:
+        self.seed = None if seed is None else check_seed(seed)
+        self.draws = draws
+
+    @property
+    def for_ties(self) -> int:
+        """Seed of the vector that breaks bundle ties: the model's seed, else 0."""
+        return 0 if self.seed is None else self.seed
+
+    def spawn(self) -> int:
+        """A seed for a new component (see ``VSAModel.spawn_seed``)."""
+        if self.seed is None:
+            return fresh_seed()
+        self.draws += 1
+        return fold_in(self.seed, "spawn", self.draws)
+
+    def address(self, seed: Any) -> tuple[int, int]:
+        """``(seed, stream)`` of ``random(seed=seed)``: the given seed's stream 0, else the
+        model's next unseeded stream, else fresh randomness."""
+        if seed is not None:
+            return check_seed(seed), 0
+        if self.seed is not None:
+            self.draws += 1
+            return self.seed, self.draws
+        return fresh_seed(), 0
+
+
+def check_draw(n: Any, seed: Any, stream: Any) -> tuple[int, int]:
+    """The arguments of ``VSAModel.draw``, checked: ``(n, seed)``."""
+    n = check_count(n, "n")
+    seed = check_seed(seed)
+    if isinstance(stream, (bool, np.bool_)):
+        raise TypeError("stream must be a non-negative int or a sequence of them, got a bool")
+    if isinstance(stream, (int, np.integer)) and not 0 <= stream < 2**64:
+        raise ValueError(f"stream must be in [0, 2**64), got {stream}")
+    return n, seed
+
+
+class RowsOfDraw:
+    """``fn(start, stop)`` of ``Backend.generate_rows``: rows ``start:stop`` of a draw (row
+    ``i`` never depends on the number of rows), drawn by ``model`` (the NumPy model of a
+    chunk, which pickles by configuration) without the rows before them; a sequence of
+    streams (one per row of the whole draw) is sliced alike."""
+
+    def __init__(self, model: Any, seed: Any, stream: Any, purpose: int) -> None:
+        self.model, self.seed, self.stream, self.purpose = model, seed, stream, purpose
+
+    def __call__(self, start: int, stop: int) -> Any:
+        stream, n = self.stream, stop - start
+        if isinstance(stream, (int, np.integer)):
+            return self.model.draw(n, self.seed, self.purpose, stream, row_start=start)
+        return self.model.draw(n, self.seed, self.purpose, stream[start:stop])
+
+
+class DrawProgram:
+    """``random(n_rows, ...)`` of an address given as 8 words, or its row 0 alone for
+    ``one_row``: what the compiled draw compiles."""
+
+    def __init__(self, random: Callable, n_rows: int, one_row: bool = False) -> None:
+        self.random, self.n_rows, self.one_row = random, n_rows, one_row
+
+    def __call__(self, words: Any) -> Any:
+        seed, stream, purpose = Words(words[0:4]), Words(words[4:6]), Words(words[6:8])
+        rows = self.random(self.n_rows, seed, stream, purpose)
+        return rows[0] if self.one_row else rows
+
+
+class Draws:
+    """The draws of one model: ``draws(n_rows, seed, stream, purpose, one_row)`` is
+    ``random(n_rows, seed, stream, purpose)`` (its row 0 alone, shape ``(vector_length,)``,
+    for ``one_row``), made the fastest way (see the module)."""
+
+    def __init__(self, model: Any, random: Callable, exact: bool, key: tuple) -> None:
+        self.model, self.random, self.exact, self.key = model, random, exact, key
+
+    def __call__(self, n_rows: int, seed: Any, stream: Any, purpose: int, one_row: bool = False) -> Any:
+        model = self.model
+        backend = model.backend
+        rows = backend.generate_rows(
+            RowsOfDraw(model.block_model(), seed, stream, purpose), n_rows, model.vector_length, model.dtype
+        )
+        if rows is None:  # else a partitioned backend (Dask): each chunk made where it lives
+            path = backend.draw_path(n_rows * model.vector_length, self.exact)
+            host = self.host_model() if path == "host" else None
+            if host is not None:
+                rows = host.draw(n_rows, seed, purpose, stream)
+                return backend.from_numpy(rows[0] if one_row else rows)
+            if path == "compiled" and n_rows and isinstance(stream, (int, np.integer)):
+                return self.compiled(n_rows, seed, int(stream), purpose, one_row)
+            rows = self.random(n_rows, seed, stream, purpose)
+        return rows[0] if one_row else rows
+
+    def host_model(self) -> Any | None:
+        """The model on the NumPy backend (made once), whose draws and host kernels give the
+        model's numbers on the host; ``None`` where NumPy cannot hold its dtype (bfloat16)."""
+        cache = self.model.__dict__
+        host = cache.get("_host_model_cache", False)
+        if host is False:
+            try:
+                host = self.model.with_backend("numpy")
+            except TypeError:  # a dtype NumPy lacks
+                host = None
+            cache["_host_model_cache"] = host
+        return host
+
+    def compiled(self, n_rows: int, seed: int, stream: int, purpose: int, one_row: bool) -> Any:
+        """The draw as one compiled program of the address."""
+        model = self.model
+        key = ("_random", n_rows, one_row)
+        cache = model.kernel_cache
+        program = cache.get(key)
+        if program is None:  # kept by the model: the shared table holds programs weakly
+            program = cache[key] = shared_kernel(
+                (self.key, *key), lambda: model.backend.jit(DrawProgram(self.random, n_rows, one_row))
+            )
+        # the address as a host array: the program's call moves it with its other inputs
+        return model.backend.finish_before_exit(program(address_words(seed, stream, purpose)))
