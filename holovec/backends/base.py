@@ -220,6 +220,9 @@ class Backend(ArrayOps, Kernels):
     # -- tracing, compilation and loops --------------------------------------------------
     #: the framework's transforms that trace arrays (for messages: "inside jax.jit, ...")
     trace_transforms = "a trace"
+    #: what ``xp.linalg.solve`` raises for a singular system (JAX raises nothing: it
+    #: returns non-finite values); a lazy backend solves with NumPy
+    singular_system_errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
 
     def is_traced(self, x: Any) -> bool:
         """Whether ``x`` is a placeholder of a trace (``jax.jit``, ``vmap``, ``torch.func``)

@@ -70,6 +70,7 @@ class TorchBackend(TorchKernels, Backend):
 
     name = "torch"
     trace_transforms = "torch.func or torch.compile"
+    singular_system_errors = (torch.linalg.LinAlgError, np.linalg.LinAlgError)
     # torch has no add or shift for uint32, so 32-bit words live in int64 and are masked
     word_dtype_name = "int64"
 

@@ -116,8 +116,7 @@ class VectorEncoder(Encoder):
 
     @property
     def real_dtype(self) -> Any:
-        name = self.model.dtype_name
-        return self.model.backend.dtype("float64" if name in ("float64", "complex128") else "float32")
+        return self.model.real_dtype
 
     @property
     def matrix(self) -> Any:

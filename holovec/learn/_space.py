@@ -51,14 +51,6 @@ def _compiled(backend: Any, step: Callable[..., Any]) -> Callable[..., Any]:
     return backend.jit(step) if backend.jit_kernels else step
 
 
-def _is_singular_system_error(error: BaseException) -> bool:
-    """Whether ``error`` is a framework's ``linalg.solve`` refusing a singular system: NumPy's
-    and torch's are both named ``LinAlgError`` (``numpy.linalg.LinAlgError``;
-    ``torch.linalg.LinAlgError``, whose class is ``torch._C._LinAlgError``), recognised by
-    name so that no framework is imported here."""
-    return any(kind.__name__.lstrip("_") == "LinAlgError" for kind in type(error).__mro__)
-
-
 class Space:
     """Lifting, scoring and updating for one model."""
 
@@ -237,9 +229,7 @@ class Space:
         :meth:`solve`) become a ``ValueError`` with ``message``."""
         try:
             yield
-        except Exception as error:
-            if not _is_singular_system_error(error):
-                raise
+        except self.backend.singular_system_errors:
             raise ValueError(message) from None
 
     def check_memory(self, needed: int, what: str, advice: str) -> None:

@@ -16,18 +16,8 @@ returns, ties lowest index first. Where it is not (huge dims), there is no Hammi
 
 from __future__ import annotations
 
-from abc import ABC
 from collections.abc import Callable
 from typing import Any
-
-
-class HammingSearch(ABC):  # noqa: B024 (a virtual base: no methods to require)
-    """The models with a Hamming search: ``isinstance(model, HammingSearch)`` is
-    ``model.has_hamming_search`` (once a mixin; the capability flag is what to test)."""
-
-    @classmethod
-    def __subclasshook__(cls, other: type) -> Any:
-        return True if getattr(other, "has_hamming_search", False) is True else NotImplemented
 
 
 def packed_bytes(dim: int) -> int:

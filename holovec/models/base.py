@@ -56,6 +56,7 @@ class VSAModel(ModelProtocol, ABC):
     allowed_dtypes: ClassVar[tuple[str, ...]]
     #: keyword options of ``VSA.create`` that this model understands
     option_names: ClassVar[tuple[str, ...]] = ()
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     # -- tuning, per model class --------------------------------------------------------
     #: temporary memory of one similarity_matrix chunk; whether chunks may run in parallel

@@ -100,8 +100,8 @@ class SparseBinaryModel(VSAModel):
         """Elementwise OR over axis 0."""
         return self.xp.astype(self.xp.max(stacked, axis=0) != 0, self.dtype)
 
-    @staticmethod
-    def _option_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    def _option_choice(self, value: Any, name: str) -> str:
+        choices = self.option_choices[name]
         if value is None and "none" in choices:
             return "none"
         if not isinstance(value, str) or value.lower() not in choices:
@@ -193,6 +193,10 @@ class BSDC(SparseBinaryModel):
     #: a mix of two vectors would not keep the fixed number of ones
     atoms_exchangeable = False
     option_names: ClassVar[tuple[str, ...]] = ("density", "binding", "thinning")
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {
+        "binding": ("shift", "cdt"),
+        "thinning": ("none", "cdt"),
+    }
     _draw_bytes_per_element = 16.0  # measured: the words and their argsort
     _creation_bytes_per_element = 9.0  # the CDT permutation (words, int64 argsort)
     _compiled_kernels = (*SPARSE_KERNELS, "_ones_from_words", "_thin")
@@ -207,8 +211,8 @@ class BSDC(SparseBinaryModel):
         thinning: str | None = "none",
         **kwargs: Any,
     ) -> None:
-        self.binding = self._option_choice(binding, "binding", ("shift", "cdt"))
-        self.thinning = self._option_choice(thinning, "thinning", ("none", "cdt"))
+        self.binding = self._option_choice(binding, "binding")
+        self.thinning = self._option_choice(thinning, "thinning")
         if self.binding == "cdt":
             self.is_commutative = True
             self.is_exact_inverse = False
@@ -317,9 +321,7 @@ class BSDC(SparseBinaryModel):
         ``vectors`` is a list of vectors (or batches), or an array with the items on axis 0.
         ``thinning="cdt"`` thins the OR back to about ``n_active`` ones; ``"none"`` keeps it.
         """
-        mode = (
-            self.thinning if thinning is None else self._option_choice(thinning, "thinning", ("none", "cdt"))
-        )
+        mode = self.thinning if thinning is None else self._option_choice(thinning, "thinning")
         union = self._or(self._checks.stack(vectors))
         return self._thin(union) if mode == "cdt" else union
 

@@ -71,6 +71,7 @@ class BSDCSEG(SparseBinaryModel):
     is_commutative = True
     is_exact_inverse = True
     option_names: ClassVar[tuple[str, ...]] = ("segments", "segment_length", "thinning")
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"thinning": ("none", "vote")}
     _draw_bytes_per_element = 2.0  # measured: a word per segment, the one-hot vectors
     _creation_bytes_per_element = 8.0  # the vote's tie preferences
     # bind and unbind choose their path by looking at the data: their parts compile instead
@@ -99,7 +100,7 @@ class BSDCSEG(SparseBinaryModel):
         **kwargs: Any,
     ) -> None:
         dim = check_dim(dim)  # first: the divisor search below is only for valid dims
-        self.thinning = self._option_choice(thinning, "thinning", ("none", "vote"))
+        self.thinning = self._option_choice(thinning, "thinning")
         self._segments, self._length = _segment_shape(dim, segments, segment_length)
         super().__init__(dim, backend, **kwargs)
         xp, L = self.xp, self._length
@@ -274,9 +275,7 @@ class BSDCSEG(SparseBinaryModel):
         """OR of the vectors (multi-hot segments), or with ``thinning="vote"`` the per-segment
         vote, one-hot again (see the class docstring). ``vectors`` is a list of vectors, or
         an array with the items on axis 0."""
-        mode = (
-            self.thinning if thinning is None else self._option_choice(thinning, "thinning", ("none", "vote"))
-        )
+        mode = self.thinning if thinning is None else self._option_choice(thinning, "thinning")
         return self._bundle_as(self._checks.stack(vectors), mode)
 
     def _bundle(self, stacked: Any) -> Any:

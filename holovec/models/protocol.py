@@ -125,6 +125,10 @@ class ModelProtocol:
     has_phasor_form: ClassVar[bool] = False
     has_hamming_search: ClassVar[bool] = False
     has_packed_form: ClassVar[bool] = False
+    #: the named values of each option that takes one of a few, the default first
+    #: (BSDC: ``{"binding": ("shift", "cdt"), ...}``): what the model accepts, and the
+    #: variants that :func:`holovec.testing.model_variants` covers
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     # -- dtypes and values ---------------------------------------------------------------
     @property

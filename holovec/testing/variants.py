@@ -9,9 +9,7 @@ option) is covered by every suite that iterates over :func:`model_variants`.
 
 from __future__ import annotations
 
-import ast
 import inspect
-import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -52,23 +50,13 @@ def _init_parameters(cls: type) -> dict[str, inspect.Parameter]:
     return parameters
 
 
-def _declared_choices(cls: type, option: str, default: Any) -> tuple[Any, ...]:
-    """The values ``option`` may take, from the class's ``_parameter_rules`` (an ``Options``
-    rule) or, where none is declared, from the error that the model gives for a value it
-    does not know ("must be one of 'a', 'b'")."""
+def _declared_choices(cls: type, option: str) -> tuple[Any, ...]:
+    """The values ``option`` may take: the model's ``option_choices`` (the protocol's
+    declaration), or an ``Options`` rule of the class's ``_parameter_rules``."""
+    if option in cls.option_choices:
+        return tuple(cls.option_choices[option])
     rule = parameter_rules(cls).get(option)
-    if isinstance(rule, Options):
-        return rule.choices
-    if not isinstance(default, str):
-        return ()
-    try:
-        cls(ANY_MODEL_DIM, "numpy", **{option: "\x00not an option"})
-    except ValueError as err:
-        found = re.search(r"one of ((?:'[^']*'(?:, )?)+)", str(err))
-        return tuple(ast.literal_eval(q) for q in re.findall(r"'[^']*'", found.group(1))) if found else ()
-    except TypeError:
-        return ()
-    return ()
+    return rule.choices if isinstance(rule, Options) else ()
 
 
 def _variants_of(name: str, cls: type, choices: bool) -> list[ModelVariant]:
@@ -84,7 +72,7 @@ def _variants_of(name: str, cls: type, choices: bool) -> list[ModelVariant]:
             continue
         if not choices:
             continue
-        for choice in _declared_choices(cls, option, default):
+        for choice in _declared_choices(cls, option):
             if choice != default and choice is not None:
                 out.append(ModelVariant(name, {option: choice}))
     return out

@@ -176,7 +176,7 @@ def search_ranks_as_similarity_matrix(backend: str, name: str, scale: float, row
 
 
 #: the scores of MAP and FHRR are dot products (their similarity for their own vectors,
-#: the cosine for others, see VSAModel._dot_similarity); vectors this long overflow them
+#: the cosine for others, see holovec.models._search.dot_similarity); vectors this long overflow them
 LONG_DOT_VECTORS = [("MAP", 1e20), ("MAP", 1e30), ("FHRR", 1e20), ("FHRR", 1e30)]
 scaled = st.tuples(
     st.sampled_from(["MAP", "HRR", "FHRR", "MAP-C"]), st.sampled_from([1.0, 1e20, 1e-20, 1e30])
@@ -203,7 +203,7 @@ def test_search_scores_are_the_similarities(backend, case, rows):
 def test_search_scores_of_long_dot_product_vectors(backend, case, rows):
     """MAP's and FHRR's similarity is ``Re<a, b> / dim``, clipped to [-1, 1] (so 1 or -1 for
     vectors this long); their search ranks by ``Re<a, b> / max(dim, |a| |b|)``, the cosine
-    here (VSAModel._dot_similarity), which must hold without overflow."""
+    here (holovec.models._search.dot_similarity), which must hold without overflow."""
     name, scale = case
     model, k = model_of(name, backend), 6
     host = np.asarray(model.to_numpy(model.random(4, seed=9)))[rows]
