@@ -120,10 +120,17 @@ class Options(Rule):
         self.choices = tuple(choices)
 
     def takes(self, value: Any) -> bool:
-        return any(type(value) is type(choice) for choice in self.choices)
+        return any(self._same_kind(value, choice) for choice in self.choices)
 
     def holds(self, value: Any) -> bool:
-        return any(type(value) is type(c) and value == c for c in self.choices)
+        return any(self._same_kind(value, c) and value == c for c in self.choices)
+
+    @staticmethod
+    def _same_kind(value: Any, choice: Any) -> bool:
+        # np.str_ is a str (grid searches over NumPy arrays give them); a bool is no int
+        if choice is None or isinstance(value, (bool, np.bool_)) != isinstance(choice, bool):
+            return value is choice
+        return isinstance(value, type(choice))
 
     def describe(self) -> str:
         return "one of " + ", ".join(repr(c) for c in self.choices)

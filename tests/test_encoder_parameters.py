@@ -289,3 +289,18 @@ def test_holovec_level_names_live_in_compat(map_model):
         assert ThermometerEncoder(map_model, 0.0, 1.0, n_bins=7).levels == 7
     with pytest.raises(ValueError, match="levels must be"):
         LevelEncoder(map_model, 0.0, 1.0, n_levels=1, seed=1)
+
+
+def test_numpy_strings_pass_as_the_strings_they_are(fhrr, map_model):
+    # grid searches over NumPy arrays give np.str_ values
+    assert NGramEncoder(map_model, 2, method=np.str_("chaining"), seed=1).method == "chaining"
+    assert FractionalPowerEncoder(fhrr, 0.0, 1.0, kernel=np.str_("sinc"), seed=1) is not None
+
+
+def test_an_unknown_parameter_of_an_encoder_is_a_type_error(map_model):
+    class Custom(E.LevelEncoder):
+        def __init__(self, model):
+            E.Encoder.__init__(self, model, seed=1, typo=1)
+
+    with pytest.raises(TypeError, match="Custom has no parameter 'typo'"):
+        Custom(map_model)

@@ -201,7 +201,7 @@ def test_streaming_rules_learn(iris):
     for clf in (
         AdaptHDClassifier(dim=512, seed=0, batch_size=8),
         OnlineHDClassifier(dim=512, seed=0, batch_size=8),
-        RegHDRegressor(dim=256),
+        RegHDRegressor(dim=256, seed=0),  # (unseeded it scored 0.48 to 0.97)
     ):
         if isinstance(clf, RegHDRegressor):
             X, y = _curve()

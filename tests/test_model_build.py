@@ -125,3 +125,44 @@ def test_valid_elements_is_the_hook_asarray_uses():
     with pytest.raises(ValueError, match="integers"):
         mapi.asarray(np.full(16, 0.5))
     assert MAP.allowed_values.fget(VSA.create("MAP", 16)) == "+1 or -1"
+
+
+class _LateOption(MAP):
+    """A model that sets its option after the base ``__init__`` built it."""
+
+    name = "MAP-LATE-OPTION"
+    option_names = ("scale",)
+
+    def __init__(self, dim, backend=None, *, scale=1.0, **kwargs):
+        super().__init__(dim, backend, **kwargs)
+        self.scale = scale
+
+
+def test_an_option_set_after_the_build_step_is_refused_not_left_out_of_the_key():
+    # it would be missing from the configuration: models of other scales would compare
+    # equal and share compiled kernels
+    with pytest.raises(TypeError, match=r"must set its option\(s\) 'scale' before calling VSAModel.__init__"):
+        _LateOption(64, scale=2.0)
+
+
+def test_models_pickled_by_the_previous_version_load():
+    from holovec.models.base import _rebuilt_model  # the name those pickles hold
+
+    model = _rebuilt_model(MAP, 64, "numpy", "cpu", "float32", 7, {}, 3)
+    fresh = VSA.create("MAP", 64, seed=7)
+    for _ in range(3):
+        fresh.random()
+    assert model == fresh
+    np.testing.assert_array_equal(model.random(), fresh.random())  # the 4th unseeded draw
+
+
+def test_the_old_name_of_the_valid_elements_hook_still_validates():
+    with pytest.warns(DeprecationWarning, match="_valid_elements is deprecated"):
+
+        class OldHook(MAP):
+            name = "MAP-OLD-HOOK"
+
+            def _valid_elements(self, x):
+                return x == 1  # only +1 allowed
+
+    assert OldHook.valid_elements is OldHook.__dict__["_valid_elements"]

@@ -10,6 +10,7 @@ and :func:`host_available_memory` sizes allocations on the host
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["host_available_memory", "thread_pool", "usable_cores"]
@@ -23,6 +24,7 @@ def usable_cores() -> int:
 
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 
 
 def thread_pool() -> ThreadPoolExecutor:
@@ -30,8 +32,9 @@ def thread_pool() -> ThreadPoolExecutor:
     kernel that splits its work over the cores shares it, so that they never start more
     threads than cores between them."""
     global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="holovec")
+    with _POOL_LOCK:  # two threads' first calls must not make two pools
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="holovec")
     return _POOL
 
 

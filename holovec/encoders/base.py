@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import Rule, check_parameters
+from .._params import Rule, check_parameters, parameter_rules
 from ..backends import register_static
 from ..models.base import VSAModel
 from ..models.registry import model_class, model_names
@@ -60,6 +60,9 @@ class Encoder:
                 f"{type(self).__name__} supports the models {', '.join(self.supported_model_names())}; "
                 f"got a {model.name} model (it needs {self.requires})"
             )
+        unknown = sorted(set(parameters) - set(parameter_rules(type(self))))
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no parameter {', '.join(map(repr, unknown))}")
         check_parameters(self, **parameters)
         self.model = model
         self._programs: dict = {}  # this encoder's compiled methods (JAX)

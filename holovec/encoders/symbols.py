@@ -313,6 +313,9 @@ class SymbolCodebook:
         ``(n, vector_length)`` gives a list of those, one per query. Equal similarities are
         ordered by row, lowest first, as in :mod:`holovec.retrieval`. One similarity matrix
         for all queries; queries holding NaN or infinity raise ``ValueError``.
+
+        Labels, like :meth:`holovec.retrieval.ItemStore.query`; the function
+        :func:`holovec.retrieval.cleanup` returns the nearest stored *vectors* instead.
         """
         model = self.model
         k = check_int(k, "k", 1)

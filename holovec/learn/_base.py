@@ -87,6 +87,9 @@ class HDEstimator(BaseEstimator):
     ``holovec._params``): a wrong type is a ``TypeError``, a wrong value a ``ValueError``.
     """
 
+    #: (a class default: estimators pickled before the parameter existed read it)
+    random_state = None
+
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "encoder": Either(
             Options(None, "precomputed"),

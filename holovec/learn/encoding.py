@@ -130,6 +130,9 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     ((3, 2000), 'FHRR')
     """
 
+    #: (a class default: encoders pickled before the parameter existed read it)
+    random_state = None
+
     def __init__(
         self,
         model: str = "FHRR",

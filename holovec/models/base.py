@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .._deprecation import SINCE
 from ..backends import Backend, get_backend
 from ..random import Purpose
 from . import _config as configuration
@@ -103,7 +105,15 @@ class VSAModel(ModelProtocol, ABC):
             self._dim * self._creation_bytes_per_element
         )
         check_memory(self._backend, needed, f"creating a {self.name} model of dim {self._dim}")
-        # the build step (see the module): the configuration is complete here
+        # the build step (see the module): the configuration is complete here. An option
+        # that a subclass sets after calling this __init__ would be missing from the key
+        # (models would compare equal, share compiled kernels): refused, not guessed
+        unset = [name for name in self.option_names if not hasattr(self, name)]
+        if unset:
+            raise TypeError(
+                f"{type(self).__name__} must set its option(s) {', '.join(map(repr, unset))} before "
+                "calling VSAModel.__init__, which builds the model from its configuration"
+            )
         # the class and the configuration's values, once (``jax.jit`` hashes a static model
         # on every call); a plain attribute: ``__dict__`` would slow every attribute read
         key = self._key = (type(self), *self.get_config().values())
@@ -112,6 +122,17 @@ class VSAModel(ModelProtocol, ABC):
         self._tiebreak = self._random(1, self.seed_for_ties, 0, Purpose.TIEBREAK)[0]
         self._checks = FastCheck(self)  # the fast path of the checks; .stack for bundles
         install_kernels(self, key, self._compiled_kernels, self._host_kernels, self._draw.host_model)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # holovec 0.1's name of the hook: a model that overrides it keeps its validation
+        if "_valid_elements" in vars(cls) and "valid_elements" not in vars(cls):
+            warnings.warn(
+                f"{cls.__name__}._valid_elements is deprecated since {SINCE}; name the hook valid_elements",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            cls.valid_elements = vars(cls)["_valid_elements"]
 
     # -- properties ---------------------------------------------------------------------
     @property
@@ -349,3 +370,12 @@ class VSAModel(ModelProtocol, ABC):
     def _permute(self, x: Any, shift: int) -> Any:
         """Cyclic shift of the ``dim`` elements (override where storage is not one element per slot)."""
         return self.xp.roll(x, shift, axis=-1)
+
+
+def _rebuilt_model(
+    cls: type, dim: int, backend: str, device: str, dtype: str, seed: Any, options: dict, draws: int
+) -> VSAModel:
+    """A model pickled by holovec 0.1 (whose pickles name this function), created again."""
+    model = configuration.rebuilt(cls, dim, backend, device, dtype, seed, options)
+    model.__setstate__({"unseeded_draws": draws})
+    return model

@@ -25,11 +25,27 @@ example of every encoder) and ``variants`` (the registered models and their opti
 
 from __future__ import annotations
 
-from .checks import check_reproducible_across_backends, model_checks
+# each check by name too, as holovec.testing had them (model_checks' ids), unlisted
+from .checks import (
+    check_bind_laws,  # noqa: F401
+    check_bundle_and_permute,  # noqa: F401
+    check_declarations,  # noqa: F401
+    check_elements_and_atoms,  # noqa: F401
+    check_encoders,  # noqa: F401
+    check_equality,  # noqa: F401
+    check_errors,  # noqa: F401
+    check_phasor_form,  # noqa: F401
+    check_random,  # noqa: F401
+    check_reproducible_across_backends,
+    check_search_protocol,  # noqa: F401
+    check_similarity_scale,  # noqa: F401
+    check_sum_form,  # noqa: F401
+    model_checks,
+)
 from .encoders import encoder_examples
 from .variants import ANY_MODEL_DIM, ModelVariant, model_variants
 
-__all__ = [
+__all__ = [  # (the single checks stay importable from here, unlisted, as before)
     "ANY_MODEL_DIM",
     "ModelVariant",
     "check_reproducible_across_backends",

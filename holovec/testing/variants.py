@@ -51,12 +51,12 @@ def _init_parameters(cls: type) -> dict[str, inspect.Parameter]:
 
 
 def _declared_choices(cls: type, option: str) -> tuple[Any, ...]:
-    """The values ``option`` may take: the model's ``option_choices`` (the protocol's
-    declaration), or an ``Options`` rule of the class's ``_parameter_rules``."""
-    if option in cls.option_choices:
-        return tuple(cls.option_choices[option])
+    """The values ``option`` may take: an ``Options`` rule of the class's
+    ``_parameter_rules``, else the model's ``option_choices`` (the protocol's declaration)."""
     rule = parameter_rules(cls).get(option)
-    return rule.choices if isinstance(rule, Options) else ()
+    if isinstance(rule, Options):
+        return rule.choices
+    return tuple(cls.option_choices.get(option, ()))
 
 
 def _variants_of(name: str, cls: type, choices: bool) -> list[ModelVariant]:
