@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,18 +45,18 @@ def _finite_float(value: Any) -> bool:
         return False
 
 
-class Rule:
-    """What a parameter may be: a type test (``takes``), a value test (``holds``) and the
-    words that say it (``describe``)."""
+class Rule(ABC):
+    """What a parameter may be: a type test (``takes``), a value test (``holds``, by
+    default none beyond the type) and the words that say it (``describe``)."""
 
-    def takes(self, value: Any) -> bool:
-        raise NotImplementedError
+    @abstractmethod
+    def takes(self, value: Any) -> bool: ...
 
     def holds(self, value: Any) -> bool:
         return True
 
-    def describe(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def describe(self) -> str: ...
 
     def check(self, name: str, value: Any) -> None:
         """``TypeError`` or ``ValueError`` (see the module) unless ``value`` keeps the rule."""
