@@ -106,7 +106,7 @@ def model_options(model: Any) -> dict[str, Any]:
     return out
 
 
-def seed_field(meta: Mapping[str, Any], key: str) -> int | None:
+def seed_field(meta: Mapping[str, Any], key: str, what: str = "codebook") -> int | None:
     """The seed the record holds under ``key`` (a decimal string), or None."""
     value = meta.get(key)
     if value is None:
@@ -114,7 +114,7 @@ def seed_field(meta: Mapping[str, Any], key: str) -> int | None:
     if isinstance(value, str) and _SEED.fullmatch(value) and int(value) < 2**128:
         return int(value)
     raise ValueError(
-        f"bad {key} {short_repr(value)} in the codebook's metadata "
+        f"bad {key} {short_repr(value)} in the {what}'s metadata "
         "(expected a decimal int in [0, 2**128), as a string)"
     )
 
@@ -194,7 +194,7 @@ def load_codebook(path: Any, model: Any = None, backend: Any = None, device: Any
     where = source_name(path, "codebook")  # for messages
     seed = seed_field(meta, "seed")
     if model is None:
-        model = _model_of_record(meta, backend, device, where)
+        model = model_of_record(meta, backend, device, where, "codebook")
     else:
         want = {
             "model": model.name,
@@ -222,7 +222,9 @@ def load_codebook(path: Any, model: Any = None, backend: Any = None, device: Any
     return CodebookFile(model, labels, vectors, seed, meta.get("namespace", ""), where)
 
 
-def _model_of_record(meta: dict[str, Any], backend: Any, device: Any, where: Any) -> Any:
+def model_of_record(meta: dict[str, Any], backend: Any, device: Any, where: Any, what: str) -> Any:
+    """The model a record describes (on ``backend``, default the saved one, and ``device``),
+    with the saved model's seed; ``ValueError`` naming ``where`` if it cannot be made."""
     from ..vsa import VSA
 
     try:
@@ -236,7 +238,7 @@ def _model_of_record(meta: dict[str, Any], backend: Any, device: Any, where: Any
             **meta["options"],
         )
     except (TypeError, ValueError) as e:
-        raise ValueError(f"{where}: cannot create the model the codebook's metadata describes: {e}") from e
+        raise ValueError(f"{where}: cannot create the model the {what}'s metadata describes: {e}") from e
 
 
 def read_codebook(path: Any) -> tuple[dict[str, Any], list[Any], np.ndarray]:

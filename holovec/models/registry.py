@@ -81,3 +81,19 @@ def build_model(cls: type[VSAModel], *args: Any, **kwargs: Any) -> VSAModel:
         if parent is cls and kwargs.get(option) is True:
             return variant(*args, **kwargs)
     return cls(*args, **kwargs)
+
+
+def models_where(test: Callable[[type[VSAModel]], bool]) -> list[str]:
+    """Names of the registered models whose class passes ``test`` (for messages that name
+    the models a feature supports, computed from their declared capabilities)."""
+    return [cls.name for cls in _MODELS.values() if test(cls)]
+
+
+def require_capability(model: Any, who: str, test: Callable[[Any], bool], needs: str) -> None:
+    """``TypeError`` unless ``model`` (a model instance) passes ``test``: ``who`` needs
+    ``needs`` (in words), and the message names the registered models that have it.
+    ``test`` reads class-level capabilities, so it applies to classes and instances."""
+    if test(model):
+        return
+    supported = ", ".join(models_where(test)) or "none of the registered models"
+    raise TypeError(f"{who} needs {needs} ({supported}); {model.name} has not")
