@@ -8,6 +8,9 @@ for FHRR. Here the mean accuracy must be at least 97 % at those dimensions, and 
 lower (below 90 %) at a third of them, so the test sees both that the models are as good
 as published and that it can tell a weaker one.
 
+The capacity planner (holovec.capacity, tested against measurement for every model in
+tests/test_capacity_planner.py) gives the same figures: it is checked here too.
+
 Everything is vectorised across trials: one (k, trials, dim) array of items, one bundle
 call, one similarity matrix. Codebooks and item choices are seeded: the test is
 deterministic.
@@ -19,6 +22,7 @@ import numpy as np
 import pytest
 
 from conftest import to_numpy
+from holovec import capacity
 
 K = 15
 N_ITEMS = 1000
@@ -54,6 +58,10 @@ def test_bundle_capacity_at_published_dimension(make_model, model_name, backend)
     model = make_model(model_name, dim)
     accuracy = bundle_accuracy(model, trials_for(backend))
     assert accuracy >= 0.97, f"{model_name} at dim {dim}: accuracy {accuracy:.3f}, published 0.99"
+    # the planner agrees: an item beats every non-member (which puts it among the K best)
+    # with probability at least 0.99 here, and the measured fraction is not below that
+    planned = capacity.accuracy(model, dim, N_ITEMS, K)
+    assert planned >= 0.99 and accuracy >= planned - 0.01
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import device_for, to_numpy
-from holovec import VSA
+from holovec import VSA, capacity
 from holovec.encoders import SymbolTable
 from holovec.retrieval import AssocStore, Codebook, ItemStore, cleanup, search
 
@@ -141,8 +141,11 @@ def test_map_capacity_matches_theory(n, m, d):
     decoded = model.unbind(memory[:, None, :], keys)
     _, idx = search(model, decoded, codebook, 1)
     accuracy = float(np.mean(idx[..., 0] == which))
-    print(f"N={n} M={m} D={d}: accuracy {accuracy:.4f}, theory {theory(n, m, d):.4f}")
+    # the planner's lookup of MAP-I (whose bundle is this linear sum) gives the same figure
+    planned = capacity.accuracy("MAP-I", n, d, m, query="lookup")
+    print(f"N={n} M={m} D={d}: accuracy {accuracy:.4f}, theory {theory(n, m, d):.4f}, planner {planned:.4f}")
     assert accuracy == pytest.approx(theory(n, m, d), abs=0.02)
+    assert accuracy == pytest.approx(planned, abs=0.02)
 
 
 # -- codebooks ------------------------------------------------------------------------------
