@@ -1,0 +1,288 @@
+"""Kanerva's sparse distributed memory (1988), for every model whose bundle is a sum.
+
+Hard locations are random vectors of the model; each has a counter: the sum, in the
+model's sum form (:meth:`~holovec.models.VSAModel.lift`), of the contents written at
+addresses near it. A write adds the lifted contents to the counters of every location
+within the radius of its address; a read adds the counters of the locations within the
+radius of its address and turns the sum into a vector of the model
+(:meth:`~holovec.models.VSAModel.finish_sum`: the sign of each counter for MAP, the
+majority bit for BSC, the phase for FHRR). Both are matrix products of the 0/1
+activation matrix with the contents or counters, in chunks of addresses.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from typing import Any
+
+import numpy as np
+
+from .._format.state import load_state, save_state
+from .._validation import check_int, check_number
+from ..models.base import VSAModel
+from ..models.registry import require_capability
+from ..random import check_seed, fold_in
+from . import _activation as act
+
+_KIND = "memory.sdm"
+
+
+def _is_sum(model: Any) -> bool:
+    return bool(getattr(model, "bundle_is_sum", False))
+
+
+class SparseDistributedMemory:
+    """Kanerva's sparse distributed memory over the vectors of ``model``.
+
+    Parameters
+    ----------
+    model : VSAModel
+        A model whose bundle is a sum (``bundle_is_sum``: MAP, MAP-I, MAP-C, BSC, FHRR,
+        HRR, VTB, GHRR); others raise ``TypeError``.
+    n_locations : int
+        Number of hard locations ``M``.
+    radius : float, optional
+        Activation radius: a location is active for an address at a distance
+        ``dim * (1 - similarity) / 2`` of at most ``radius`` (the Hamming distance for
+        BSC and +-1 MAP vectors), in ``[0, dim]``. Default: the radius at which a random
+        address activates a fraction ``p = 1 / sqrt(M)`` of the locations, Kanerva's
+        design point (dim 1000, ``M = 10**6``, radius 451, ``p ~ 1/1000``), within a factor
+        2 of the best capacity of his signal-to-noise analysis for any number of stored
+        items above ``sqrt(M) / 2``. Binary and bipolar models take it from the exact
+        binomial ``P[Binomial(dim, 1/2) <= r]``, the others from the distances among the
+        locations (a random pair's).
+    seed : int, optional
+        Seed of the locations: ``model.random(M, seed=fold_in(seed, "sdm.locations"))``,
+        row ``i`` independent of ``M`` (and of the user's own ``model.random(seed=seed)``
+        draws). None: ``model.spawn_seed()`` (fresh, or reproducible for a seeded model).
+
+    Notes
+    -----
+    A read at an address that activates no location finds counters of zero (Kanerva) and
+    returns ``finish_sum`` of zeros, the model's bundle of nothing: its tie-break vector for
+    MAP, BSC and FHRR (random, unrelated to every stored item), the zero vector for the
+    normalising models (HRR, VTB, GHRR, MAP-C, MAP-I). Either has similarity about 0 to
+    every stored item; :meth:`activations` tells such addresses apart.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.memory import SparseDistributedMemory
+    >>> model = VSA.create("BSC", dim=256)
+    >>> memory = SparseDistributedMemory(model, 1000, seed=0)
+    >>> items = model.random(20, seed=1)
+    >>> memory.write(items, items)                      # autoassociative
+    >>> noisy = items.copy()
+    >>> noisy[:, :15] ^= 1                               # 15 of 256 bits wrong
+    >>> recalled = memory.read(noisy, iterations=3)
+    >>> bool((model.similarity(recalled, items) > 0.9).all())
+    True
+    """
+
+    def __init__(
+        self, model: VSAModel, n_locations: int, radius: float | None = None, *, seed: int | None = None
+    ):
+        if not isinstance(model, VSAModel):
+            raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
+        require_capability(
+            model, "SparseDistributedMemory", _is_sum, "a bundle that is a sum (counters add lifted vectors)"
+        )
+        self._model = model
+        self._n = check_int(n_locations, "n_locations", minimum=1)
+        self._seed = model.spawn_seed() if seed is None else check_seed(seed)
+        self._locations = model.random(self._n, seed=fold_in(self._seed, "sdm.locations"))
+        if radius is None:
+            self._radius = act.default_radius(model, self._locations, act.default_probability(self._n))
+        else:
+            self._radius = self._check_radius(radius)
+        self._floor = act.similarity_floor(model.dim, self._radius)
+        self._chunk = act.address_chunk(model, self._n)
+        self.clear()
+
+    def _check_radius(self, radius: Any) -> float:
+        r = check_number(radius, "radius")
+        if not 0 <= r <= self._model.dim:
+            raise ValueError(f"radius must be a distance in [0, dim={self._model.dim}], got {r}")
+        return r
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def model(self) -> VSAModel:
+        return self._model
+
+    @property
+    def n_locations(self) -> int:
+        """Number of hard locations."""
+        return self._n
+
+    @property
+    def radius(self) -> float:
+        """Activation radius, a distance ``dim * (1 - similarity) / 2``."""
+        return self._radius
+
+    @property
+    def seed(self) -> int:
+        """Seed of the hard locations."""
+        return self._seed
+
+    @property
+    def locations(self) -> Any:
+        """The hard locations' addresses, ``(n_locations, vector_length)``."""
+        return self._locations
+
+    @property
+    def counters(self) -> Any:
+        """The counters, ``(n_locations, dim)`` in ``model.sum_dtype``: the sum of the lifted
+        contents written at each location."""
+        return self._counters
+
+    @property
+    def n_written(self) -> int:
+        """Number of (address, content) pairs written since creation or :meth:`clear`."""
+        return self._n_written
+
+    @property
+    def activation_probability(self) -> float:
+        """Probability that a random address activates a given location: the exact
+        binomial tail for binary and bipolar models, else measured among the locations."""
+        model = self._model
+        if model.element_kind in act.BINOMIAL_KINDS:
+            return act.binomial_tail(model.dim, self._radius)
+        if self._n < 2:
+            return 1.0
+        rows = min(self._n, max(1, 2**20 // (self._n - 1)))
+        sims = model.backend.to_numpy(model.similarity_matrix(self._locations[:rows], self._locations))
+        active = sims >= self._floor
+        return float((active.sum() - rows) / (active.size - rows))  # without each location itself
+
+    def clear(self) -> None:
+        """Set every counter to zero."""
+        m = self._model
+        self._counters = m.xp.zeros((self._n, m.dim), dtype=m.sum_dtype, device=m.device)
+        self._n_written = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"SparseDistributedMemory({self._model!r}, n_locations={self._n}, radius={self._radius:g}, "
+            f"n_written={self._n_written})"
+        )
+
+    # -- write and read ------------------------------------------------------------------
+    def _batch(self, x: Any, name: str) -> Any:
+        self._model.check(x, name)
+        if x.ndim not in (1, 2):
+            raise ValueError(
+                f"{name} must be one vector ({self._model.vector_length},) or a batch "
+                f"(n, {self._model.vector_length}), got shape {tuple(x.shape)}"
+            )
+        return x
+
+    def activations(self, addresses: Any) -> Any:
+        """Boolean mask ``(n, n_locations)`` (``(n_locations,)`` for one address) of the
+        locations each address activates; ``sum`` over the last axis counts them."""
+        a = self._batch(addresses, "addresses")
+        flat = a[None, :] if a.ndim == 1 else a
+        parts = [act.active(self._model, flat[s], self._locations, self._floor) for s in self._chunks(flat)]
+        mask = parts[0] if len(parts) == 1 else self._model.xp.concat(parts, axis=0)
+        return mask[0] if a.ndim == 1 else mask
+
+    def write(self, addresses: Any, contents: Any) -> None:
+        """Add each of ``contents`` to the counters of the locations its address activates.
+
+        ``addresses`` and ``contents``: one vector each, or batches ``(n, vector_length)`` of
+        the same ``n`` (the contents are the addresses for an autoassociative memory). One
+        matrix product per chunk of addresses: ``counters += A^T lift(contents)``."""
+        a = self._batch(addresses, "addresses")
+        c = self._batch(contents, "contents")
+        if a.shape != c.shape:
+            raise ValueError(
+                f"addresses and contents must have the same shape (one content per address), "
+                f"got {tuple(a.shape)} and {tuple(c.shape)}"
+            )
+        if a.ndim == 1:
+            a, c = a[None, :], c[None, :]
+        m = self._model
+        counters = self._counters
+        for s in self._chunks(a):
+            mask = act.active(m, a[s], self._locations, self._floor)
+            counters = counters + act.weighted_sum(m, mask, m.lift(c[s]), transpose=True)
+        self._counters = counters
+        self._n_written += a.shape[0]
+
+    def read(self, addresses: Any, iterations: int = 1) -> Any:
+        """The vectors stored at ``addresses``: ``finish_sum`` of the sum of the counters of
+        the locations each address activates (see the class notes for an address that
+        activates none). With ``iterations > 1`` each result is read again as the next
+        address: an autoassociative memory converges to a stored item from a cue within
+        the critical distance. One vector or a batch ``(n, vector_length)``; the same shape
+        back."""
+        x = self._batch(addresses, "addresses")
+        times = check_int(iterations, "iterations", minimum=1)
+        single = x.ndim == 1
+        if single:
+            x = x[None, :]
+        for _ in range(times):
+            x = self._read_once(x)
+        return x[0] if single else x
+
+    def _read_once(self, a: Any) -> Any:
+        m = self._model
+        parts = []
+        for s in self._chunks(a):
+            mask = act.active(m, a[s], self._locations, self._floor)
+            parts.append(m.finish_sum(act.weighted_sum(m, mask, self._counters, transpose=False)))
+        return parts[0] if len(parts) == 1 else m.xp.concat(parts, axis=0)
+
+    def _chunks(self, a: Any) -> list[slice]:
+        return list(act.chunks(a.shape[0], self._chunk)) or [slice(0, 0)]  # an empty batch too
+
+    # -- files ---------------------------------------------------------------------------
+    def save(self, path: str | PathLike) -> None:
+        """Write the memory to ``path`` (``.npz``, no pickle): the model, the counters and
+        the fields that rebuild the locations (their seed and number) and the radius."""
+        fields = {
+            "n_locations": self._n,
+            "radius": self._radius,
+            "seed": str(self._seed),
+            "n_written": self._n_written,
+        }
+        save_state(path, _KIND, self._model, {"counters": self._counters}, fields)
+
+    @classmethod
+    def load(
+        cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None, device: Any = None
+    ) -> SparseDistributedMemory:
+        """Read a memory saved by :meth:`save`. With ``model`` the file must be of that
+        model; without, the model is made from the file (on ``backend``, default the saved
+        one, and ``device``). The locations are drawn again from the saved seed. A damaged,
+        edited or mismatched file raises ``ValueError``."""
+        if model is not None and not isinstance(model, VSAModel):
+            raise TypeError(f"model must be a VSA model (or None), got {type(model).__name__}")
+        found = load_state(path, _KIND, model, backend, device, arrays=("counters",))
+        try:
+            return cls._from_state(found.model, found.fields, found.arrays["counters"])
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{found.where}: not a valid sparse distributed memory: {e}") from None
+
+    @classmethod
+    def _from_state(cls, model: VSAModel, fields: dict, counters: Any) -> SparseDistributedMemory:
+        if set(fields) != {"n_locations", "radius", "seed", "n_written"}:
+            raise ValueError(f"the fields are {sorted(fields)}")
+        seed = fields["seed"]
+        if not isinstance(seed, str) or not seed.isdigit():
+            raise ValueError(f"seed must be a decimal string, got {seed!r}")
+        n = check_int(fields["n_locations"], "n_locations", minimum=1)
+        shape = (n, model.dim)
+        if tuple(counters.shape) != shape:  # before drawing n locations
+            raise ValueError(f"counters must be {shape}, got {tuple(counters.shape)}")
+        memory = cls(model, n, fields["radius"], seed=int(seed))
+        n_written = check_int(fields["n_written"], "n_written", minimum=0)
+        if counters.dtype != model.sum_dtype:
+            raise ValueError(f"counters must be of the model's sum dtype, got {counters.dtype}")
+        host = model.backend.to_numpy(counters)
+        if not np.all(np.isfinite(host)):
+            raise ValueError("the counters hold values that are not finite")
+        if model.element_kind in act.BINOMIAL_KINDS and np.any(host != np.round(host)):
+            raise ValueError("the counters of a binary or bipolar model must hold integers")
+        memory._counters, memory._n_written = counters, n_written
+        return memory
