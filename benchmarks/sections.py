@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import canonical_order, compiled, dask_scaling, jax_eager, jax_sharded, search_engines
+from . import canonical_order, compiled, dask_scaling, jax_eager, jax_sharded, memory, search_engines
 from .cases import run_ops
 from .columns import (
     BASELINE,
@@ -133,6 +133,7 @@ _SECTIONS = (
     compiled.SECTION,
     jax_sharded.SECTION,
     dask_scaling.SECTION,
+    memory.SECTION,
 )
 #: the sections in the order they run and print
 SECTIONS = {s.name: s for s in _SECTIONS}

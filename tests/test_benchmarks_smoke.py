@@ -148,6 +148,7 @@ STUDIES = {
     "compiled": {"holovec", "baseline"},
     "jax-sharded": {"holovec", "one", "baseline"},
     "dask-scaling": {"holovec", "baseline"},
+    "memory": {"holovec", "baseline"},
 }
 
 

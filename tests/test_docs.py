@@ -32,6 +32,9 @@ PUBLIC_PACKAGES = (
     "holovec.backends",
     "holovec.random",
     "holovec.testing",
+    "holovec.memory",
+    "holovec.structures",
+    "holovec.capacity",
     *(("holovec.learn",) if importlib.util.find_spec("sklearn") else ()),
 )
 

@@ -139,7 +139,20 @@ def check_language_identification(ns: dict, out: str) -> None:
     assert 0.4 <= centroid[0] < 0.7 and centroid[-1] >= 0.9
 
 
+def check_cleanup_memory(ns: dict, out: str) -> None:
+    assert "2000 symbols, beta = 31.6: 100% recalled exactly from 30% noise" in out
+    assert "beta 10.0: largest weight" in out and "   0% recalled exactly" in out  # a blend of many
+    measured, predicted, loads = ns["measured"], ns["predicted"], ns["loads"]
+    for load, m, p in zip(loads, measured, predicted, strict=True):
+        if load <= 0.13:  # below the critical load: the AGS error rate, within finite-size noise
+            assert abs(m - p) < 0.003, (load, m, p)
+    assert measured[-1] > 0.1 and predicted[-1] == 0.5  # beyond it: no retrieval state
+    assert "SDM, cues 10% noisy:" in out
+    assert "FHRR: dim" in out
+
+
 EXPECTATIONS = {
+    "cleanup_memory": check_cleanup_memory,
     "digits_classification": check_digits_classification,
     "fpe_scalars": check_fpe_scalars,
     "language_identification": check_language_identification,

@@ -4,6 +4,8 @@ TUTORIALS = (
     "quickstart.py",
     "fpe_scalars.py",
     "sequence_memory.py",
+    "cleanup_memory.py",
+    "structures.py",
     "ngram_text_classification.py",
     "digits_classification.py",
     "language_identification.py",

@@ -1,18 +1,10 @@
 """Associative memories: Kanerva's sparse distributed memory, the classical Hopfield
 network and the modern (softmax) Hopfield network, for every model whose algebra allows
-each, on every backend, batched over cues."""
+each, on every backend, batched over cues, saved and loaded in holovec's validated
+archive format."""
 
-import importlib
+from .hopfield import Hopfield
+from .modern_hopfield import ModernHopfield
+from .sdm import SparseDistributedMemory
 
-_WHERE = {
-    "Hopfield": ".hopfield",
-    "ModernHopfield": ".modern_hopfield",
-    "SparseDistributedMemory": ".sdm",
-}
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str):  # while the modules are written (temporary)
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name], __name__), name)
-    raise AttributeError(name)
+__all__ = ["Hopfield", "ModernHopfield", "SparseDistributedMemory"]
