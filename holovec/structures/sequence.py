@@ -1,0 +1,267 @@
+"""Sequences, stacks and queues held in one hypervector: positions by permutation.
+
+Item ``i`` of a sequence is ``permute(x_i, i)``, as
+:class:`holovec.encoders.PositionBindingEncoder` (``method="permute"``) writes it, with the
+same symbols (the table of the seed, namespace ``""``): a sequence's vector equals that
+encoder's encoding of its items. A stack holds its items bottom first (its top is the last
+position) and a queue front first, so each of their operations is one permutation and one
+add: push / enqueue add ``permute(x, len)``; pop removes ``permute(x, len - 1)``; dequeue
+removes ``x`` at position 0 and permutes the sum back by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._format.state import StateFile
+from .._validation import check_int, check_number
+from ..encoders import SymbolCodebook
+from ..models.base import VSAModel
+from ._items import (
+    codebook,
+    item_vector,
+    item_vectors,
+    permute_rows,
+    permute_sums,
+    planned_accuracy,
+    planned_capacity,
+)
+from .base import Structure
+
+__all__ = ["EmptyStructureError", "Queue", "Sequence", "Stack"]
+
+Candidates = Iterable[Any] | SymbolCodebook | None
+
+
+class EmptyStructureError(IndexError, ValueError):
+    """Pop, peek or dequeue of an empty structure (an ``IndexError``, as for a list, and a
+    ``ValueError``, as for every bad input in holovec)."""
+
+
+class Sequence(Structure):
+    """A sequence as one vector: the bundle of ``permute(x_i, i)`` (see the module).
+
+    Items are labels or vectors of the model. :meth:`index` (and ``seq[i]``) reads a
+    position: ``permute(vector, -i)`` cleaned up among the labels seen (or the
+    ``candidates`` given), ``(label, similarity)``; :meth:`decode` reads them all in one
+    similarity matrix. Permutations repeat with the model's period (``dim`` for the dense
+    models, the number of blocks for GHRR): longer sequences alias. Capacity:
+    :meth:`capacity`, :meth:`expected_accuracy` (the planner, ``query="lookup"``: reading
+    a position is reading one of ``len`` superposed, decorrelated items).
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.structures import Sequence
+    >>> model = VSA.create("MAP", dim=2000)
+    >>> word = Sequence(model, "bad", seed=1)
+    >>> word.append("g")
+    >>> word[3], len(word)
+    ('g', 4)
+    >>> word.concatenate(Sequence(model, "es", seed=1)).decode(return_similarity=False)
+    ['b', 'a', 'd', 'g', 'e', 's']
+    """
+
+    kind: ClassVar[str] = "sequence"
+
+    def __init__(
+        self, model: VSAModel, items: Iterable[Any] | None = None, *, seed: int | None = None
+    ) -> None:
+        super().__init__(model, seed=seed)
+        self.table = self.symbols("")
+        self.size = 0
+        self._shift_maps: dict[int, Any] = {}
+        if items is not None:
+            self.extend(items)
+
+    # -- changes ------------------------------------------------------------------------
+    def append(self, item: Any) -> None:
+        """Add ``item`` (a label or a vector) at the end: ``permute(x, len)``."""
+        vector = item_vector(self.model, self.table, item, "item")
+        self._add_items(self.model.permute(vector, self.size)[None, :])
+        self.size += 1
+
+    def extend(self, items: Iterable[Any]) -> None:
+        """Append every item (a str: its characters), permuted and summed together."""
+        items = list(items)
+        if items:
+            vectors = item_vectors(self.model, self.table, items, "item")
+            self._add_items(permute_rows(self.model, vectors, self.size + np.arange(len(items))))
+            self.size += len(items)
+
+    def pop(self, item: Any = None) -> Any:
+        """Remove the last item and return it: the item given (a label or vector; needed
+        where items were given as vectors), else the label :meth:`index` decodes (the
+        stored one within the capacity)."""
+        return self._take(self.size - 1, item)
+
+    def _take(self, position: int, item: Any) -> Any:
+        """Remove the item at ``position`` (its vector given or decoded), without moving the others."""
+        if self.size == 0:
+            raise EmptyStructureError(f"cannot take an item from an empty {type(self).__name__.lower()}")
+        model = self.model
+        if item is None:
+            item = codebook(self.table, None, "items").cleanup(model.permute(self.vector, -position))[0]
+        vector = item_vector(model, self.table, item, "item")
+        self._add_items(model.permute(vector, position)[None, :], -1)
+        self.size -= 1
+        return item
+
+    def clear(self) -> None:
+        """Remove every item (the labels seen stay candidates of the decodes)."""
+        self._reset()
+        self.size = 0
+
+    def concatenate(self, other: Sequence) -> Sequence:
+        """A new sequence: this one's items, then ``other``'s (its sum permuted by
+        ``len(self)``). ``other`` must have the same model and seed (the same symbols)."""
+        if not isinstance(other, Sequence):
+            raise TypeError(f"concatenate takes a Sequence, got {type(other).__name__}")
+        if other.model != self.model or other.seed != self.seed:
+            raise ValueError("concatenate needs sequences of the same model and seed (the same symbols)")
+        out = Sequence(self.model, seed=self.seed)
+        out.table.vectors(self.table.labels + other.table.labels)
+        out.sums = self.sums + permute_sums(self.model, other.sums, self.size, self._shift_maps)
+        out.size = self.size + other.size
+        return out
+
+    # -- reads --------------------------------------------------------------------------
+    def _position(self, i: Any) -> int:
+        i = check_int(i, "index")
+        if not -self.size <= i < self.size:
+            raise IndexError(
+                f"index {i} out of range for a {type(self).__name__.lower()} of {self.size} items"
+            )
+        return i % self.size
+
+    def index(self, i: int, candidates: Candidates = None) -> tuple[Any, float]:
+        """The item at position ``i`` (negative: from the end), ``(label, similarity)``:
+        ``permute(vector, -i)`` cleaned up among the candidates (default: labels seen).
+
+        Accuracy: the item is found with the probability of :meth:`expected_accuracy`
+        (the planner's ``query="lookup"`` for ``len(self)`` items among the candidates);
+        e.g. MAP at dim 2,000 with 26 candidate symbols: 99 % up to about 60 items."""
+        i = self._position(i)
+        return codebook(self.table, candidates, "items").cleanup(self.model.permute(self.vector, -i))
+
+    def __getitem__(self, i: int) -> Any:
+        return self.index(i)[0]
+
+    def decode(self, candidates: Candidates = None, *, return_similarity: bool = True) -> list:
+        """Every position, first to last: ``[(label, similarity), ...]`` (labels alone with
+        ``return_similarity=False``), in one similarity matrix (accuracy as :meth:`index`)."""
+        if self.size == 0:
+            return []
+        copies = self.model.xp.stack([self.vector] * self.size)  # one row per position
+        queries = permute_rows(self.model, copies, -np.arange(self.size))
+        found = codebook(self.table, candidates, "items").cleanup(queries)
+        return found if return_similarity else [label for label, _ in found]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.decode(return_similarity=False))
+
+    def __len__(self) -> int:
+        return self.size
+
+    # -- capacity -----------------------------------------------------------------------
+    def expected_accuracy(self, n_candidates: int | None = None) -> float:
+        """The planner's accuracy of :meth:`index` at this length (``query="lookup"``),
+        among ``n_candidates`` (default: the labels seen)."""
+        n = len(self.table) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+        return planned_accuracy(self.model, n, self.size, "lookup")
+
+    def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
+        """The longest sequence whose positions :meth:`index` reads with ``accuracy`` at this
+        dimension, among ``n_candidates`` (default: the labels seen)."""
+        check_number(accuracy, "accuracy")
+        n = len(self.table) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+        return planned_capacity(self.model, max(n, 1), accuracy, "lookup")
+
+    # -- files and repr -------------------------------------------------------------------
+    def _state(self) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None]:
+        return {}, {"size": self.size}, self.table.labels
+
+    def _restore(self, state: StateFile) -> None:
+        size = state.fields["size"]
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ValueError(f"bad size {size!r}")
+        self.table = self.symbols("")
+        self.table.vectors(state.labels or [])
+        self.size = size
+        self._shift_maps = {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.size} items, model={self.model!r}, seed={self.seed})"
+
+
+class Stack(Sequence):
+    """A stack: a :class:`Sequence` with its bottom at position 0 and its top at the end.
+
+    :meth:`push` adds ``permute(x, len)``, :meth:`pop` decodes and removes the top
+    (``permute(x, len - 1)``), :meth:`peek` decodes it: one permutation and one add
+    each. Accuracy and capacity as :class:`Sequence`.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.structures import Stack
+    >>> stack = Stack(VSA.create("BSC", dim=4000), seed=2)
+    >>> for plate in ["red", "green", "blue"]:
+    ...     stack.push(plate)
+    >>> stack.pop(), stack.peek(), len(stack)
+    ('blue', 'green', 2)
+    """
+
+    kind: ClassVar[str] = "stack"
+
+    def push(self, item: Any) -> None:
+        """Put ``item`` (a label or a vector) on top."""
+        self.append(item)
+
+    def peek(self, candidates: Candidates = None) -> Any:
+        """The top item (its label, decoded), left in place."""
+        if self.size == 0:
+            raise EmptyStructureError("cannot peek at an empty stack")
+        return self.index(-1, candidates)[0]
+
+
+class Queue(Sequence):
+    """A first-in first-out queue: a :class:`Sequence` with its front at position 0.
+
+    :meth:`enqueue` adds ``permute(x, len)`` at the back; :meth:`dequeue` decodes the front
+    (position 0, no permutation), takes it away and permutes the sum back by one, so the
+    next item is at position 0: one permutation and one add each. Accuracy and capacity
+    as :class:`Sequence`.
+
+    Examples
+    --------
+    >>> from holovec import VSA
+    >>> from holovec.structures import Queue
+    >>> queue = Queue(VSA.create("FHRR", dim=1000), ["ann", "bob"], seed=3)
+    >>> queue.enqueue("cy")
+    >>> queue.dequeue(), queue.peek(), len(queue)
+    ('ann', 'bob', 2)
+    """
+
+    kind: ClassVar[str] = "queue"
+
+    def enqueue(self, item: Any) -> None:
+        """Add ``item`` (a label or a vector) at the back."""
+        self.append(item)
+
+    def dequeue(self, item: Any = None) -> Any:
+        """Remove the front item and return it (the item given, as :meth:`Sequence.pop`, or
+        the label decoded)."""
+        found = self._take(0, item)
+        self.sums = permute_sums(self.model, self.sums, -1, self._shift_maps)
+        self._vector = None
+        return found
+
+    def peek(self, candidates: Candidates = None) -> Any:
+        """The front item (its label, decoded), left in place."""
+        if self.size == 0:
+            raise EmptyStructureError("cannot peek at an empty queue")
+        return self.index(0, candidates)[0]
