@@ -68,56 +68,61 @@ def _hand_written(model: Any, beta: float, threshold: float) -> dict[str, Any]:
 
 
 def run(settings: Settings, backends: list[str]) -> list[Row]:
+    n = QUICK_PATTERNS if settings.quick else PATTERNS
+    n_cues = QUICK_CUES if settings.quick else CUES
+    rows: list[Row] = []
+    for backend in backends if settings.picked(("MAP",)) else ():
+        settings.say(f"[{backend}] memory: MAP, {n:,} patterns, {n_cues:,} cues")
+        rows += _backend_rows(settings, backend, n, n_cues)
+    return rows
+
+
+def _backend_rows(settings: Settings, backend: str, n: int, n_cues: int) -> list[Row]:
     from holovec import VSA
     from holovec.memory import Hopfield, ModernHopfield, SparseDistributedMemory
 
-    n = QUICK_PATTERNS if settings.quick else PATTERNS
-    n_cues = QUICK_CUES if settings.quick else CUES
+    wait = waiter(backend)
+    model = VSA.create("MAP", dim=settings.dim, backend=backend, seed=0)
+    patterns, cues = _inputs(model, n, n_cues)
+    beta = ModernHopfield(model).beta
+    sdm = SparseDistributedMemory(model, n, seed=3)
+    # the hand-written SDM uses holovec's locations and activation threshold (as a dot product)
+    theirs = _hand_written(model, beta, model.dim - 2 * sdm.radius)
+    locations = sdm.locations
+
+    def hopfield_ours() -> Any:
+        memory = Hopfield(model)
+        memory.store(patterns)
+        return memory.recall(cues, iterations=1)
+
+    def modern_ours() -> Any:
+        memory = ModernHopfield(model, beta=beta)
+        memory.store(patterns)
+        return memory.recall(cues)
+
+    def sdm_ours() -> Any:
+        memory = SparseDistributedMemory(model, n, radius=sdm.radius, seed=3)
+        memory.write(patterns, patterns)
+        return memory.read(cues)
+
+    cases = (
+        ("hopfield", "Hopfield", hopfield_ours, lambda: theirs["hopfield"](patterns, cues)),
+        ("modern", "modern Hopfield", modern_ours, lambda: theirs["modern"](patterns, cues)),
+        ("sdm", f"SDM, {n:,} locations", sdm_ours, lambda: theirs["sdm"](locations, patterns, cues)),
+    )
     rows = []
-    for backend in backends if settings.picked(("MAP",)) else ():
-        wait = waiter(backend)
-        settings.say(f"[{backend}] memory: MAP, {n:,} patterns, {n_cues:,} cues")
-        model = VSA.create("MAP", dim=settings.dim, backend=backend, seed=0)
-        patterns, cues = _inputs(model, n, n_cues)
-        modern = ModernHopfield(model)
-        sdm = SparseDistributedMemory(model, n, seed=3)
-        # the hand-written SDM uses holovec's locations and activation threshold (as a dot product)
-        threshold = model.dim - 2 * sdm.radius
-        theirs = _hand_written(model, modern.beta, threshold)
-        locations = sdm.locations
-
-        def hopfield_ours() -> Any:
-            memory = Hopfield(model)
-            memory.store(patterns)
-            return memory.recall(cues, iterations=1)
-
-        def modern_ours() -> Any:
-            memory = ModernHopfield(model, beta=modern.beta)
-            memory.store(patterns)
-            return memory.recall(cues)
-
-        def sdm_ours() -> Any:
-            memory = SparseDistributedMemory(model, n, radius=sdm.radius, seed=3)
-            memory.write(patterns, patterns)
-            return memory.read(cues)
-
-        cases = (
-            ("hopfield", "Hopfield", hopfield_ours, lambda: theirs["hopfield"](patterns, cues)),
-            ("modern", "modern Hopfield", modern_ours, lambda: theirs["modern"](patterns, cues)),
-            ("sdm", f"SDM, {n:,} locations", sdm_ours, lambda: theirs["sdm"](locations, patterns, cues)),
-        )
-        for key, name, ours, hand in cases:
-            row = Row("memory", backend, "MAP", key, f"{name}: store {n:,}, recall {n_cues:,}")
-            row.times["holovec"] = settings.measure(ours, wait)
-            row.times["baseline"] = settings.measure(hand, wait)
-            theirs_host = model.backend.to_numpy(hand())
-            untied = theirs_host != 0  # ties: holovec's seeded tie-break decides
-            differ = np.mean(model.backend.to_numpy(ours())[untied] != theirs_host[untied])
-            if differ > 0:
-                row.notes.append(f"the hand-written result differs from holovec's in {differ:.2%} of elements")
-            rows.append(row)
-        if backend == "torch" and settings.torchhd and torchhd_status()[0] is not None:
-            rows[-1].times["torchhd"] = _torchhd_sdm(settings, sdm, patterns, cues, wait)
+    for key, name, ours, hand in cases:
+        row = Row("memory", backend, "MAP", key, f"{name}: store {n:,}, recall {n_cues:,}")
+        row.times["holovec"] = settings.measure(ours, wait)
+        row.times["baseline"] = settings.measure(hand, wait)
+        theirs_host = model.backend.to_numpy(hand())
+        untied = theirs_host != 0  # ties: holovec's seeded tie-break decides
+        differ = np.mean(model.backend.to_numpy(ours())[untied] != theirs_host[untied])
+        if differ > 0:
+            row.notes.append(f"the hand-written result differs from holovec's in {differ:.2%} of elements")
+        rows.append(row)
+    if backend == "torch" and settings.torchhd and torchhd_status()[0] is not None:
+        rows[-1].times["torchhd"] = _torchhd_sdm(settings, sdm, patterns, cues, wait)
     return rows
 
 

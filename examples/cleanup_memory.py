@@ -48,8 +48,10 @@ symbols = model.random(2000, seed=1)
 cues = noisy(symbols[:500], 0.3)
 modern = ModernHopfield(model)
 modern.store(symbols)
-print(f"modern Hopfield, {modern.n_patterns} symbols, beta = {modern.beta:.1f}: "
-      f"{exact(modern.recall(cues), symbols[:500]):.0%} recalled exactly from 30% noise")
+print(
+    f"modern Hopfield, {modern.n_patterns} symbols, beta = {modern.beta:.1f}: "
+    f"{exact(modern.recall(cues), symbols[:500]):.0%} recalled exactly from 30% noise"
+)
 
 # %%
 # ``beta`` is an inverse temperature. Large, the attention falls on one symbol; small, it
@@ -60,8 +62,10 @@ for beta in (10.0, 20.0, modern.beta, 100.0):
     memory.store(symbols)
     top = np.sort(np.asarray(memory.weights(cues)), axis=1)[:, ::-1]
     spread = np.mean(np.argmax(np.cumsum(top, axis=1) >= 0.9, axis=1) + 1)
-    print(f"beta {beta:4.1f}: largest weight {top[:, 0].mean():.3f}, {spread:5.0f} symbols hold 90% "
-          f"of the weight, {exact(memory.recall(cues), symbols[:500]):4.0%} recalled exactly")
+    print(
+        f"beta {beta:4.1f}: largest weight {top[:, 0].mean():.3f}, {spread:5.0f} symbols hold 90% "
+        f"of the weight, {exact(memory.recall(cues), symbols[:500]):4.0%} recalled exactly"
+    )
 
 # %%
 # The classical network and its capacity
@@ -109,8 +113,10 @@ sdm.write(stored, stored)
 for fraction in (0.1, 0.2, 0.3, 0.4):
     start = noisy(stored, fraction)
     once, settled = sdm.read(start), sdm.read(start, iterations=10)
-    print(f"SDM, cues {fraction:.0%} noisy: {exact(once, stored):4.0%} exact after one read, "
-          f"{exact(settled, stored):4.0%} after ten")
+    print(
+        f"SDM, cues {fraction:.0%} noisy: {exact(once, stored):4.0%} exact after one read, "
+        f"{exact(settled, stored):4.0%} after ten"
+    )
 
 # %%
 # Choosing a dimension

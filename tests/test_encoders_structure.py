@@ -547,3 +547,13 @@ def test_vector_encoder_batches_backends_and_errors(backend):
         enc.encode(np.ones((2, 5)))
     with pytest.raises(TypeError, match="supports the models"):
         VectorEncoder(VSA.create("BSDC", dim=1000), n_features=3)
+
+
+def test_directed_graph_refuses_a_bind_that_permutation_passes_through():
+    """HRR's circular convolution commutes with the cyclic shift that marks a directed
+    edge's target, so u -> v would read as v -> u too: a TypeError, not wrong neighbours."""
+    model = VSA.create("HRR", dim=256, backend="numpy")
+    assert model.bind_commutes_with_permute
+    with pytest.raises(TypeError, match="bind_commutes_with_permute"):
+        GraphEncoder(model, directed=True, seed=1)
+    GraphEncoder(model, seed=1)  # undirected edges are unaffected

@@ -151,12 +151,24 @@ def check_cleanup_memory(ns: dict, out: str) -> None:
     assert "FHRR: dim" in out
 
 
+def check_structures(ns: dict, out: str) -> None:
+    assert "next state after 2 on '1': 2" in out
+    assert "run of '1001' (9): (0, [0, 1, 2, 1, 0])" in out
+    assert "500 numbers of up to 12 digits: 100.0% classified right" in out
+    assert "the leaf at 'rrrr': mat" in out and "rrrl  -> the" in out
+    # the planner predicts the hash table's measured accuracy as it fills
+    for measured, predicted in zip(ns["measured"], ns["predicted"], strict=True):
+        assert abs(measured - predicted) < 0.06, (measured, predicted)
+    assert ns["measured"][0] >= 0.99 and ns["measured"][-1] < 0.2
+
+
 EXPECTATIONS = {
     "cleanup_memory": check_cleanup_memory,
     "digits_classification": check_digits_classification,
     "fpe_scalars": check_fpe_scalars,
     "language_identification": check_language_identification,
     "sequence_memory": check_sequence_memory,
+    "structures": check_structures,
     "ngram_text_classification": check_ngram_text_classification,
     "resonator_scene": check_resonator_scene,
     "switching_backends": check_switching_backends,

@@ -238,6 +238,13 @@ class GraphEncoder(Encoder):
         seed: int | None = None,
     ) -> None:
         super().__init__(model, seed=seed, directed=directed, nodes=nodes)
+        if directed and model.bind_commutes_with_permute:
+            # permute(v, 1) would not mark the target: u -> v would read as v -> u too
+            raise TypeError(
+                f"a directed graph needs a bind that a permutation does not pass through; {model.name}'s "
+                "does (bind_commutes_with_permute), so its directed edges would read both ways "
+                "(use FHRR, MAP, BSC, VTB or GHRR, or encode the two directions in two graphs)"
+            )
         self.directed = directed
         self.nodes = resolve_symbols(model, nodes, self.seed, "node")
 
@@ -276,8 +283,14 @@ class GraphEncoder(Encoder):
 
     def encode(self, edges: Iterable[tuple[Any, Any]]) -> Any:
         """One graph (an iterable of ``(u, v)`` node pairs) -> one vector."""
+        return self.model.bundle(self.edge_vectors(edges))
+
+    def edge_vectors(self, edges: Iterable[tuple[Any, Any]]) -> Any:
+        """The vectors :meth:`encode` bundles for ``edges`` (at least one): one per edge,
+        in order; for an undirected graph of a non-commutative model, the ``bind(v, u)`` of
+        every edge, then the ``bind(u, v)`` of every edge."""
         items, _ = self._edges([edges])
-        return self.model.bundle(items)
+        return items
 
     def encode_batch(self, graphs: Iterable[Iterable[tuple[Any, Any]]]) -> Any:
         """Many graphs -> ``(n, vector_length)`` (no graphs -> ``(0, vector_length)``; a graph

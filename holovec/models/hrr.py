@@ -57,6 +57,8 @@ class HRR(CosineSimilarity, VSAModel):
     name = "HRR"
     is_self_inverse = False
     is_commutative = True
+    #: circular convolution commutes with the cyclic shift
+    bind_commutes_with_permute = True
     #: the default (Gaussian vectors); a model made with ``unitary=True`` has True
     is_exact_inverse = False
     default_dtype = "float32"

@@ -32,6 +32,10 @@ Capabilities
     Units of :meth:`atoms` that can be taken from different vectors to give a vector of
     the model (a GHRR block, a BSDC-SEG segment, one element otherwise), and whether that
     is possible at all (not for BSDC, whose vectors have a fixed number of ones).
+``bind_commutes_with_permute``
+    ``bind(permute(a, 1), b) == permute(bind(a, b), 1)``: the permutation passes through
+    binding (HRR's circular convolution commutes with the cyclic shift), so a permutation
+    cannot mark one operand of a bind (a directed edge's target, a tree path's depth).
 ``has_phasor_form``
     Vectors are ``from_phases(phases)`` for real phases (FHRR elementwise, HRR in the
     Fourier domain), and binding adds phases: fractional power encoders need this.
@@ -123,6 +127,7 @@ class ModelProtocol:
     packed: ClassVar[bool] = False
     atoms_exchangeable: ClassVar[bool] = True
     has_phasor_form: ClassVar[bool] = False
+    bind_commutes_with_permute: ClassVar[bool] = False
     has_hamming_search: ClassVar[bool] = False
     has_packed_form: ClassVar[bool] = False
     #: the named values of each option that takes one of a few, the default first

@@ -1,21 +1,30 @@
-"""Symbolic data structures held in one hypervector."""
+"""Symbolic data structures held in one hypervector: multisets, hash tables, sequences,
+stacks, queues, binary trees, graphs and finite-state automata.
 
-import importlib
+Each structure is the bundle of its bound items, kept as a sum so that items are added
+and removed exactly (:class:`~holovec.structures.base.Structure`); its reads unbind a key
+and clean the result up among the candidates, right with the probability that
+:mod:`holovec.capacity` predicts (each structure's ``expected_accuracy`` and ``capacity``).
+"""
 
-_WHERE = {
-    "Multiset": ".multiset",
-    "HashTable": ".hashtable",
-    "Sequence": ".sequence",
-    "Stack": ".sequence",
-    "Queue": ".sequence",
-    "Tree": ".tree",
-    "Graph": ".graph",
-    "FiniteStateAutomaton": ".automaton",
-}
-__all__ = sorted(_WHERE)
+from .automaton import FiniteStateAutomaton
+from .base import Structure
+from .graph import Graph
+from .hashtable import HashTable, MissingKeyError
+from .multiset import Multiset
+from .sequence import EmptyStructureError, Queue, Sequence, Stack
+from .tree import Tree
 
-
-def __getattr__(name: str):  # while the modules are written (temporary)
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name], __name__), name)
-    raise AttributeError(name)
+__all__ = [
+    "EmptyStructureError",
+    "FiniteStateAutomaton",
+    "Graph",
+    "HashTable",
+    "MissingKeyError",
+    "Multiset",
+    "Queue",
+    "Sequence",
+    "Stack",
+    "Structure",
+    "Tree",
+]

@@ -35,7 +35,7 @@ def _optional(model: VSAModel, make: Any) -> Any:
 
 def check_flags_match_behaviour(model: VSAModel, seed: int = 1) -> None:
     """Each flag is what the model does, measured on 16 pairs of random vectors: exact
-    inverse, commutativity and self-inverse."""
+    inverse, commutativity, self-inverse and whether binding commutes with permutation."""
     a, b = model.random(16, seed=seed), model.random(16, seed=seed + 1)
     round_trip = as_numpy(model, model.similarity(model.unbind(model.bind(a, b), b), a))
     assert (round_trip.min() > 1 - 1e-4) == model.is_exact_inverse, (
@@ -44,6 +44,13 @@ def check_flags_match_behaviour(model: VSAModel, seed: int = 1) -> None:
     swapped = as_numpy(model, model.similarity(model.bind(a, b), model.bind(b, a)))
     assert (swapped.min() > 1 - 1e-4) == model.is_commutative, (
         f"is_commutative={model.is_commutative}, but bind(b, a) ~ bind(a, b) has {swapped.min()}"
+    )
+    moved = as_numpy(
+        model, model.similarity(model.bind(model.permute(a, 1), b), model.permute(model.bind(a, b), 1))
+    )
+    assert (moved.min() > 1 - 1e-4) == model.bind_commutes_with_permute, (
+        f"bind_commutes_with_permute={model.bind_commutes_with_permute}, but bind(permute(a, 1), b) ~ "
+        f"permute(bind(a, b), 1) has {moved.min()}"
     )
     inverse = _optional(model, lambda: model.inverse(b))
     if inverse is not None:
