@@ -13,7 +13,6 @@ torchhd is installed (torch backend). Run on a GPU machine with ``--backend torc
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -132,7 +131,7 @@ def _torchhd_sdm(settings: Settings, sdm: Any, patterns: Any, cues: Any, wait: A
     import torchhd
 
     dim, n = sdm.model.dim, sdm.n_locations
-    p = _activation_probability(dim, int(sdm.radius))
+    p = sdm.activation_probability  # the exact binomial tail, P[Bin(dim, 1/2) <= radius]
 
     def run() -> Any:
         memory = torchhd.memory.SparseDistributed(n, dim, dim, p=p, device=patterns.device)
@@ -140,11 +139,6 @@ def _torchhd_sdm(settings: Settings, sdm: Any, patterns: Any, cues: Any, wait: A
         return memory.read(cues)
 
     return settings.measure(run, wait)
-
-
-def _activation_probability(dim: int, radius: int) -> float:
-    """P[Bin(dim, 1/2) <= radius]: the chance that a random location lies within radius."""
-    return sum(math.comb(dim, i) for i in range(radius + 1)) / 2**dim
 
 
 SECTION = Section(

@@ -87,7 +87,8 @@ for load in loads:
     predicted.append(capacity.hopfield_error(n, model.dim))
     expected = "no retrieval state" if predicted[-1] == 0.5 else f"predicted {predicted[-1]:.2%}"
     print(f"load {load:.2f} ({n:3d} symbols): {measured[-1]:6.2%} of elements wrong ({expected})")
-print(f"capacity of the network: {net.capacity} symbols (0.138 x {model.dim})")
+alpha_c = capacity.hopfield_critical_load()
+print(f"capacity of the network: {net.capacity} symbols ({alpha_c:.4f} x {model.dim})")
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.plot(loads, measured, "o-", label="measured")

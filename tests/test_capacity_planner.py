@@ -203,6 +203,7 @@ def test_sparse_models_are_refused_with_the_supported_ones():
         (lambda: capacity.accuracy(42, 512, 100, 5), TypeError, "model must be a model or a model name"),
         (lambda: capacity.accuracy("NOPE", 512, 100, 5), ValueError, "NOPE"),
         (lambda: capacity.accuracy("MAP", 512, 100, 5, colour=1), TypeError, "colour"),
+        (lambda: capacity.accuracy("GHRR", 512, 100, 5, m=[2]), TypeError, "options must be plain values"),
         (lambda: capacity.accuracy(VSA.create("HRR", 64), 256, 100, 5, unitary=True), TypeError, "name"),
     ],
 )

@@ -236,15 +236,16 @@ def test_a_read_that_activates_no_location_reads_zero_counters():
 def test_chunks_of_addresses_give_the_same_counters_and_reads(monkeypatch):
     """Writes and reads go through chunks of addresses (bounded memory): a chunk of one
     address at a time gives what one chunk gives."""
-    import holovec.memory._activation as activation
+    import holovec.memory._common as common
+    import holovec.memory.sdm as sdm
 
     model = VSA.create("MAP", dim=64, seed=0)
     items = model.random(7, seed=2)
     whole = SparseDistributedMemory(model, 50, seed=1)
-    monkeypatch.setattr(activation, "CHUNK_BYTES", 1)
     chunked = SparseDistributedMemory(model, 50, seed=1)
-    for memory in (whole, chunked):
-        memory.write(items, model.random(7, seed=3))
+    whole.write(items, model.random(7, seed=3))
+    monkeypatch.setattr(sdm, "row_chunks", partial(common.row_chunks, budget=1))
+    chunked.write(items, model.random(7, seed=3))
     np.testing.assert_array_equal(chunked.counters, whole.counters)
     np.testing.assert_array_equal(chunked.read(items, iterations=2), whole.read(items, iterations=2))
     np.testing.assert_array_equal(chunked.activations(items), whole.activations(items))
@@ -297,6 +298,13 @@ def test_bad_addresses_contents_and_iterations_are_refused():
     for bad, error in ((0, ValueError), (1.0, TypeError)):
         with pytest.raises(error, match="iterations"):
             memory.read(x, iterations=bad)
+    nan = to_numpy(model, x).copy()  # a NumPy model: its own arrays
+    nan[:, 5] = np.nan
+    with pytest.raises(ValueError, match="contents holds NaN"):
+        memory.write(x, nan)  # would poison the counters of every location it reaches
+    with pytest.raises(ValueError, match="addresses holds NaN"):
+        memory.read(nan)
+    assert memory.n_written == 0 and not np.any(to_numpy(model, memory.counters))
 
 
 def test_arrays_of_another_backend_are_refused():
@@ -341,6 +349,8 @@ def test_damaged_or_inconsistent_files_are_refused(tmp_path):
         SparseDistributedMemory.load(damaged)
     with pytest.raises(ValueError, match="model"):
         SparseDistributedMemory.load(path, VSA.create("MAP", dim=32))
+    with pytest.raises(TypeError, match="model must be a VSA model"):
+        SparseDistributedMemory.load(path, "MAP")
     fields = {"n_locations": 20, "radius": memory.radius, "seed": "1", "n_written": 5}
     counters = to_numpy(model, memory.counters)
     crafted = (
@@ -349,6 +359,7 @@ def test_damaged_or_inconsistent_files_are_refused(tmp_path):
         ({**fields, "seed": -1}, counters),
         ({**fields, "extra": 1}, counters),
         (fields, counters + 0.5),  # MAP counters are sums of +-1
+        (fields, np.full_like(counters, 6.0)),  # more than the 5 contents written
         (fields, np.where(counters == counters.flat[0], np.inf, counters).astype(np.float32)),
     )
     for i, (f, c) in enumerate(crafted):

@@ -252,7 +252,8 @@ def test_expected_accuracy_follows_the_size():
     bag = Multiset(model, [f"s{i}" for i in range(10)], seed=1)
     assert bag.expected_accuracy(100) == pytest.approx(capacity.accuracy(model, 256, 100, 10))
     table = HashTable(model, {i: f"v{i % 4}" for i in range(6)}, seed=1)
-    assert table.expected_accuracy() == pytest.approx(capacity.accuracy(model, 256, 6, 6, query="lookup"))
+    # 6 pairs whose values are 4 labels: 4 candidates
+    assert table.expected_accuracy() == pytest.approx(capacity.accuracy(model, 256, 4, 6, query="lookup"))
 
 
 # -- backends ----------------------------------------------------------------------------------
@@ -378,3 +379,66 @@ def test_a_tampered_file_is_refused(tmp_path):
 def test_doctest_examples_run():
     for module in (multiset, hashtable, sequence):
         assert doctest.testmod(module).failed == 0
+
+
+# -- review fixes ----------------------------------------------------------------------------------
+def test_a_value_or_item_given_as_a_vector_is_never_taken_away_as_a_decoded_label(tmp_path):
+    """No label decodes a vector item: replacing or removing it without the vector is a
+    ValueError, never the sum less some other label's vector; a bad new value leaves the
+    table as it was."""
+    model = VSA.create("MAP", dim=DIM)
+    v = model.random(seed=9)
+    table = HashTable(model, {"a": "x", "b": "y"}, seed=1)
+    table.set("c", v)
+    before = to_numpy(model, table.sums).copy()
+    with pytest.raises(ValueError, match="stored as a vector"):
+        table.set("c", "z")
+    with pytest.raises(ValueError, match="stored as a vector"):
+        table.remove("c")
+    with pytest.raises(TypeError, match="float64"):
+        table.set("a", np.ones(DIM))  # a bad value for a held key: nothing changes
+    assert np.array_equal(to_numpy(model, table.sums), before)
+    table.save(tmp_path / "t.npz")
+    with pytest.raises(ValueError, match="stored as a vector"):
+        HashTable.load(tmp_path / "t.npz").remove("c")
+    table.remove("c", v)
+    table.set("c", "z")  # now a label value: replaced by decoding
+    table.set("c", "w")
+    assert same(model, table.sums, HashTable(model, {"a": "x", "b": "y", "c": "w"}, seed=1).sums)
+    queue = Queue(model, [v, "p"], seed=1)
+    with pytest.raises(ValueError, match="given as a vector"):
+        queue.dequeue()
+    queue.save(tmp_path / "q.npz")
+    with pytest.raises(ValueError, match="given as a vector"):
+        Queue.load(tmp_path / "q.npz").dequeue()
+    assert queue.dequeue(v) is v and queue.dequeue() == "p"
+    stack = Stack(model, ["p"], seed=1)
+    stack.push(v)
+    with pytest.raises(ValueError, match="given as a vector"):
+        stack.pop()
+    stack.pop(v)
+    assert same(model, stack.sums, Stack(model, ["p"], seed=1).sums)
+
+
+def test_lookup_accuracy_counts_the_candidate_values_not_the_pairs():
+    """A lookup of k pairs among n < k candidate values is the planner's
+    accuracy(model, dim, n, k, query="lookup"): 60 positions over 26 letters at dim 2,000."""
+    model = VSA.create("MAP", dim=2000)
+    word = Sequence(model, [chr(97 + i % 26) for i in range(60)], seed=1)
+    planned = capacity.accuracy(model, 2000, 26, 60, query="lookup")
+    assert word.expected_accuracy() == pytest.approx(planned, rel=1e-9)
+    table = HashTable(model, {i: i % 3 for i in range(40)}, seed=1)
+    assert table.expected_accuracy() == pytest.approx(
+        capacity.accuracy(model, 2000, 3, 40, query="lookup"), rel=1e-9
+    )
+
+
+def test_unhashable_keys_and_tampered_values_are_clear_errors(tmp_path):
+    model = VSA.create("MAP", dim=DIM)
+    with pytest.raises(TypeError, match="label"):
+        HashTable(model, seed=1).set(["a"], "x")
+    bag = Multiset(model, ["a"], seed=1)
+    bag.sums = bag.sums * np.float32(np.nan)
+    bag.save(tmp_path / "m.npz")
+    with pytest.raises(ValueError, match="NaN"):
+        Multiset.load(tmp_path / "m.npz")

@@ -377,3 +377,31 @@ def test_reprs_name_the_structure():
     assert repr(f).startswith("FiniteStateAutomaton(6 transitions, 3 states")
     assert repr(Tree(model, seed=1)).startswith("Tree(0 leaves")
     assert repr(Graph(model, True, seed=1)).startswith("Graph(directed, 0 edges")
+
+
+# -- review fixes ----------------------------------------------------------------------------------
+def test_tree_paths_take_int_steps_and_decode_takes_a_codebook():
+    model = VSA.create("MAP", dim=512)
+    t = Tree(model, seed=1)
+    t.add_leaves({"ll": "x", "r": "y"})
+    with pytest.raises(ValueError, match=r"0 \(left\) and 1"):
+        t.path([0.0, 1.0])  # floats are not steps
+    book = t.values.codebook(["x", "y", "z"])
+    assert {p: v for p, (v, _) in t.decode(candidates=book).items()} == {"ll": "x", "r": "y"}
+
+
+def test_labels_equal_in_python_but_not_as_symbols_stay_apart():
+    """1 and True are two symbols (two vectors): the nodes, states and candidate values
+    list both, so a leaf, edge or state labelled True is read as True, not dropped or read as 1."""
+    model = VSA.create("MAP", dim=2000)
+    g = Graph(model, seed=1)
+    g.add_edges([(1, "a"), (True, "b")])
+    assert g.nodes == [1, "a", True, "b"] and set(g.decode()) == {(1, "a"), (True, "b")}
+    t = Tree(model, seed=1)
+    t.add_leaves({"l": 1, "r": True})
+    assert t.get("r") is True and t.expected_accuracy() == capacity.accuracy(
+        model, 2000, 2, 2, query="lookup"
+    )
+    fsa = FiniteStateAutomaton(model, start=1, accept=[True, 1], seed=1)
+    fsa.add_transitions([(1, "x", True), (True, "x", 1)])
+    assert fsa.states == [1, True] and fsa.run("xx") == (1, [1, True, 1])

@@ -88,6 +88,11 @@ def load_state(
     ``device``), with the saved model's seed. ``ValueError`` for anything else: another
     kind or model, a damaged or edited file."""
     what = kind.rsplit(".", 1)[-1]
+    if model is not None:
+        from ..models.base import VSAModel  # here: the models import this package
+
+        if not isinstance(model, VSAModel):
+            raise TypeError(f"model must be a VSA model (or None), got {type(model).__name__}")
     if model is not None and (backend is not None or device is not None):
         raise TypeError("give either model= or backend=/device= (for a model made from the file), not both")
     where = source_name(path, what)
@@ -95,7 +100,9 @@ def load_state(
     def check(meta: dict[str, Any], headers: dict[str, Header]) -> None:
         _check_record(meta, what)
         if set(meta["dtypes"]) != set(headers):
-            raise ValueError(f"the record names arrays {sorted(meta['dtypes'])}, the file holds {sorted(headers)}")
+            raise ValueError(
+                f"the record names arrays {sorted(meta['dtypes'])}, the file holds {sorted(headers)}"
+            )
         for name, (shape, dtype) in headers.items():
             said = meta["dtypes"][name]
             if said not in DTYPE_KINDS or dtype.newbyteorder("=") != stored_dtype(said):
@@ -161,9 +168,13 @@ def _check_record(meta: Mapping[str, Any], what: str) -> None:
         ("labels", meta["labels"] is None or isinstance(meta["labels"], str), "a string or null"),
     ):
         if not ok:
-            raise ValueError(f"bad {key} in the {what}'s record: expected {expected}, got {short_repr(meta[key])}")
+            raise ValueError(
+                f"bad {key} in the {what}'s record: expected {expected}, got {short_repr(meta[key])}"
+            )
     for key in ("dim", "vector_length"):
         value = meta[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"bad {key} in the {what}'s record: expected an int >= 1, got {short_repr(value)}")
+            raise ValueError(
+                f"bad {key} in the {what}'s record: expected an int >= 1, got {short_repr(value)}"
+            )
     seed_field(meta, "model_seed", what)

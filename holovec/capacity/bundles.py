@@ -35,6 +35,12 @@ def resolve(model: Any, options: dict[str, Any]) -> tuple[type, tuple]:
     else:
         raise TypeError(f"model must be a model or a model name such as 'MAP', got {type(model).__name__}")
     check_supported(cls)
+    try:  # the statistics are cached by options: they must be plain values
+        hash(pairs)
+    except TypeError:
+        raise TypeError(
+            f"model options must be plain values (numbers, strings, tuples), got {dict(pairs)!r}"
+        ) from None
     return cls, tuple(sorted(pairs))
 
 

@@ -10,12 +10,9 @@ most the radius.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-
-from ..models.base import CHUNK_BYTES
 
 #: element kinds whose distances are Hamming distances, so that the distance of a random
 #: vector to a fixed one is exactly Binomial(dim, 1/2)
@@ -91,18 +88,10 @@ def similarity_floor(dim: int, radius: float) -> float:
     return 1 - 2 * radius / dim - min(2.0**-20, 0.5 / dim)
 
 
-def address_chunk(model: Any, n_locations: int) -> int:
-    """Addresses per chunk: the similarities, activations and sums of a chunk stay within
-    the models' chunk memory."""
+def address_bytes(model: Any, n_locations: int) -> int:
+    """Temporary bytes per address of a chunk: its similarities, activations and sums."""
     width = 16 if model.xp.isdtype(model.sum_dtype, "complex floating") else 8
-    per_address = n_locations * (4 + 2 * width) + model.dim * 2 * width
-    return max(1, CHUNK_BYTES // per_address)
-
-
-def chunks(n: int, size: int) -> Iterator[slice]:
-    """Slices of ``range(n)`` of at most ``size`` (a loop over chunks, not over vectors)."""
-    for start in range(0, n, size):
-        yield slice(start, min(n, start + size))
+    return n_locations * (4 + 2 * width) + model.dim * 2 * width
 
 
 def active(model: Any, addresses: Any, locations: Any, floor: float) -> Any:

@@ -3,25 +3,54 @@ and the checks of a loaded memory's fields."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ..backends import dtype_name
-from ..models.base import CHUNK_BYTES
+from ..models.base import CHUNK_BYTES, VSAModel
+from ..models.registry import require_capability
 
 
 def as_rows(model: Any, x: Any, name: str) -> tuple[Any, bool]:
-    """``x`` (checked: one vector ``(vector_length,)`` or a batch ``(n, vector_length)``)
-    as rows ``(n, vector_length)``, and whether it was one vector."""
+    """``x`` (checked: one vector ``(vector_length,)`` or a batch ``(n, vector_length)`` of
+    the model, finite, its elements values of the model: +-1 for MAP, bits for BSC) as rows
+    ``(n, vector_length)``, and whether it was one vector."""
     model.check(x, name)
     if x.ndim not in (1, 2):
         raise ValueError(
             f"{name} must be one vector ({model.vector_length},) or a batch (n, {model.vector_length}), "
             f"got shape {tuple(x.shape)}"
         )
+    check_finite(model, x, name)
+    model.check_values(x, name)  # a BSC byte of 7 or a MAP 0.5 is no vector of the model
     return (x[None, :], True) if x.ndim == 1 else (x, False)
+
+
+def check_finite(model: Any, x: Any, name: str) -> None:
+    """``ValueError`` if float or complex ``x`` holds NaN or infinity (a non-finite cue or
+    pattern has no similarity with anything, and would poison every later answer); one
+    reduction, skipped for integer and bit vectors and for arrays traced by a compiler."""
+    xp = model.xp
+    if not xp.isdtype(x.dtype, ("real floating", "complex floating")) or model.backend.is_traced(x):
+        return
+    if not bool(xp.all(xp.isfinite(x))):
+        raise ValueError(f"{name} holds NaN or infinity: vectors to store or recall must be finite")
+
+
+def sums_bundles(model: Any) -> bool:
+    """Whether ``model``'s bundle is a sum of lifted vectors (what modern Hopfield attention
+    and SDM counters add up)."""
+    return bool(getattr(model, "bundle_is_sum", False))
+
+
+def check_model(model: Any, who: str, supported: Callable[[Any], bool], needs: str) -> None:
+    """``TypeError`` unless ``model`` is a VSA model with the capability ``who`` needs (the
+    message names the models that have it)."""
+    if not isinstance(model, VSAModel):
+        raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
+    require_capability(model, who, supported, needs)
 
 
 def itemsize(dtype: Any) -> int:
@@ -32,7 +61,11 @@ def itemsize(dtype: Any) -> int:
 
 def row_chunks(n_rows: int, bytes_per_row: int, budget: int = CHUNK_BYTES) -> Iterator[slice]:
     """Slices of ``n_rows`` rows, each chunk using at most about ``budget`` bytes of
-    temporary memory (one row at least)."""
+    temporary memory (one row at least); one empty slice for no rows, so that an empty
+    batch gets an empty answer."""
+    if n_rows == 0:
+        yield slice(0, 0)
+        return
     size = max(1, budget // max(1, bytes_per_row))
     for start in range(0, n_rows, size):
         yield slice(start, min(start + size, n_rows))

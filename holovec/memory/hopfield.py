@@ -11,15 +11,12 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_int
+from ..capacity.hopfield import hopfield_capacity
 from ..models.base import VSAModel
-from ..models.registry import require_capability
-from ._common import as_rows, count_field, itemsize, joined, row_chunks
+from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks
 
 __all__ = ["Hopfield"]
 
-#: the critical load of the +-1 network, patterns per element (Amit, Gutfreund and
-#: Sompolinsky 1985)
-ALPHA_C = 0.138
 #: the load up to which the continuous phasor network keeps its patterns (measured: at dim
 #: 1000 and 2000 its fixed points stay within similarity 0.9 of every pattern up to 0.03
 #: dim, and lose most of them by 0.04 dim)
@@ -77,9 +74,7 @@ class Hopfield:
     """
 
     def __init__(self, model: VSAModel, *, explicit: bool = False) -> None:
-        if not isinstance(model, VSAModel):
-            raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
-        require_capability(
+        check_model(
             model,
             "Hopfield",
             _supported,
@@ -105,9 +100,12 @@ class Hopfield:
     @property
     def capacity(self) -> int:
         """About how many random patterns the network holds as fixed points with few
-        errors: ``floor(0.138 dim)`` for +-1 states (Amit, Gutfreund and Sompolinsky
-        1985), ``floor(0.03 dim)`` for phasors (measured; see the class)."""
-        return math.floor((ALPHA_PHASOR if self._complex else ALPHA_C) * self.model.dim)
+        errors: :func:`holovec.capacity.hopfield_capacity`, ``floor(0.1379 dim)``, for +-1
+        states (Amit, Gutfreund and Sompolinsky 1985), ``floor(0.03 dim)`` for phasors
+        (measured; see the class)."""
+        if self._complex:
+            return math.floor(ALPHA_PHASOR * self.model.dim)
+        return hopfield_capacity(self.model.dim)
 
     def __repr__(self) -> str:
         mode = ", explicit=True" if self.explicit else ""

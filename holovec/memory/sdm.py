@@ -20,15 +20,11 @@ import numpy as np
 from .._format.state import load_state, save_state
 from .._validation import check_int, check_number
 from ..models.base import VSAModel
-from ..models.registry import require_capability
 from ..random import check_seed, fold_in
 from . import _activation as act
+from ._common import as_rows, check_model, joined, row_chunks, sums_bundles
 
 _KIND = "memory.sdm"
-
-
-def _is_sum(model: Any) -> bool:
-    return bool(getattr(model, "bundle_is_sum", False))
 
 
 class SparseDistributedMemory:
@@ -82,10 +78,11 @@ class SparseDistributedMemory:
     def __init__(
         self, model: VSAModel, n_locations: int, radius: float | None = None, *, seed: int | None = None
     ):
-        if not isinstance(model, VSAModel):
-            raise TypeError(f"model must be a VSA model, got {type(model).__name__}")
-        require_capability(
-            model, "SparseDistributedMemory", _is_sum, "a bundle that is a sum (counters add lifted vectors)"
+        check_model(
+            model,
+            "SparseDistributedMemory",
+            sums_bundles,
+            "a bundle that is a sum (counters add lifted vectors)",
         )
         self._model = model
         self._n = check_int(n_locations, "n_locations", minimum=1)
@@ -96,7 +93,7 @@ class SparseDistributedMemory:
         else:
             self._radius = self._check_radius(radius)
         self._floor = act.similarity_floor(model.dim, self._radius)
-        self._chunk = act.address_chunk(model, self._n)
+        self._bytes_per_address = act.address_bytes(model, self._n)
         self.clear()
 
     def _check_radius(self, radius: Any) -> float:
@@ -168,23 +165,12 @@ class SparseDistributedMemory:
         )
 
     # -- write and read ------------------------------------------------------------------
-    def _batch(self, x: Any, name: str) -> Any:
-        self._model.check(x, name)
-        if x.ndim not in (1, 2):
-            raise ValueError(
-                f"{name} must be one vector ({self._model.vector_length},) or a batch "
-                f"(n, {self._model.vector_length}), got shape {tuple(x.shape)}"
-            )
-        return x
-
     def activations(self, addresses: Any) -> Any:
         """Boolean mask ``(n, n_locations)`` (``(n_locations,)`` for one address) of the
         locations each address activates; ``sum`` over the last axis counts them."""
-        a = self._batch(addresses, "addresses")
-        flat = a[None, :] if a.ndim == 1 else a
-        parts = [act.active(self._model, flat[s], self._locations, self._floor) for s in self._chunks(flat)]
-        mask = parts[0] if len(parts) == 1 else self._model.xp.concat(parts, axis=0)
-        return mask[0] if a.ndim == 1 else mask
+        a, single = as_rows(self._model, addresses, "addresses")
+        parts = [act.active(self._model, a[s], self._locations, self._floor) for s in self._chunks(a)]
+        return joined(self._model, parts, single)
 
     def write(self, addresses: Any, contents: Any) -> None:
         """Add each of ``contents`` to the counters of the locations its address activates.
@@ -192,15 +178,13 @@ class SparseDistributedMemory:
         ``addresses`` and ``contents``: one vector each, or batches ``(n, vector_length)`` of
         the same ``n`` (the contents are the addresses for an autoassociative memory). One
         matrix product per chunk of addresses: ``counters += A^T lift(contents)``."""
-        a = self._batch(addresses, "addresses")
-        c = self._batch(contents, "contents")
-        if a.shape != c.shape:
+        a, one_a = as_rows(self._model, addresses, "addresses")
+        c, one_c = as_rows(self._model, contents, "contents")
+        if a.shape != c.shape or one_a != one_c:
             raise ValueError(
                 f"addresses and contents must have the same shape (one content per address), "
-                f"got {tuple(a.shape)} and {tuple(c.shape)}"
+                f"got {tuple(addresses.shape)} and {tuple(contents.shape)}"
             )
-        if a.ndim == 1:
-            a, c = a[None, :], c[None, :]
         m = self._model
         counters = self._counters
         for s in self._chunks(a):
@@ -216,11 +200,8 @@ class SparseDistributedMemory:
         address: an autoassociative memory converges to a stored item from a cue within
         the critical distance. One vector or a batch ``(n, vector_length)``; the same shape
         back."""
-        x = self._batch(addresses, "addresses")
+        x, single = as_rows(self._model, addresses, "addresses")
         times = check_int(iterations, "iterations", minimum=1)
-        single = x.ndim == 1
-        if single:
-            x = x[None, :]
         for _ in range(times):
             x = self._read_once(x)
         return x[0] if single else x
@@ -231,10 +212,10 @@ class SparseDistributedMemory:
         for s in self._chunks(a):
             mask = act.active(m, a[s], self._locations, self._floor)
             parts.append(m.finish_sum(act.weighted_sum(m, mask, self._counters, transpose=False)))
-        return parts[0] if len(parts) == 1 else m.xp.concat(parts, axis=0)
+        return joined(m, parts, False)
 
     def _chunks(self, a: Any) -> list[slice]:
-        return list(act.chunks(a.shape[0], self._chunk)) or [slice(0, 0)]  # an empty batch too
+        return list(row_chunks(a.shape[0], self._bytes_per_address))
 
     # -- files ---------------------------------------------------------------------------
     def save(self, path: str | PathLike) -> None:
@@ -256,8 +237,6 @@ class SparseDistributedMemory:
         model; without, the model is made from the file (on ``backend``, default the saved
         one, and ``device``). The locations are drawn again from the saved seed. A damaged,
         edited or mismatched file raises ``ValueError``."""
-        if model is not None and not isinstance(model, VSAModel):
-            raise TypeError(f"model must be a VSA model (or None), got {type(model).__name__}")
         found = load_state(path, _KIND, model, backend, device, arrays=("counters",))
         try:
             return cls._from_state(found.model, found.fields, found.arrays["counters"])
@@ -284,5 +263,10 @@ class SparseDistributedMemory:
             raise ValueError("the counters hold values that are not finite")
         if model.element_kind in act.BINOMIAL_KINDS and np.any(host != np.round(host)):
             raise ValueError("the counters of a binary or bipolar model must hold integers")
+        # a counter sums at most n_written lifted contents of modulus 1 (+-1 or phasors)
+        if model.element_kind in (*act.BINOMIAL_KINDS, "phasor") and np.any(
+            np.abs(host) > n_written * (1 + 1e-5)
+        ):
+            raise ValueError(f"the counters exceed the {n_written} contents written (n_written)")
         memory._counters, memory._n_written = counters, n_written
         return memory

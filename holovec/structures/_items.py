@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_int, check_number
 from ..encoders import SymbolCodebook, SymbolTable
 
 
@@ -123,14 +124,31 @@ def permute_sums(model: Any, sums: Any, shift: int, cache: dict[int, Any]) -> An
     return xp.take(sums, cache[shift], axis=-1)
 
 
+def distinct(table: SymbolTable, labels: Iterable[Any]) -> list[Any]:
+    """``labels`` without repeats, in the order first seen; labels are the same when their
+    symbols are (their digests: ``1``, ``1.0`` and ``True`` are three labels, which a dict
+    would take for one)."""
+    first: dict[int, Any] = {}
+    for label in labels:
+        first.setdefault(table.digest(label), label)
+    return list(first.values())
+
+
+def n_candidates_or(n_candidates: Any, default: int) -> int:
+    """``n_candidates`` checked (an int >= 1), else ``default`` (at least 1)."""
+    return max(default, 1) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+
+
 def planned_accuracy(model: Any, n_candidates: int, k: int, query: str) -> float:
     """The planner's accuracy for ``k`` items among ``n_candidates`` at the model's dim
-    (1.0 for an empty structure)."""
+    (1.0 for an empty structure). A member query bundles ``k`` of its candidates, so they
+    are at least ``k``; a lookup stores ``k`` pairs whose values are any of the candidates."""
     from .. import capacity
 
     if k == 0:
         return 1.0
-    return capacity.accuracy(model, model.dim, max(n_candidates, k), k, query=query)
+    n = max(n_candidates, k) if query == "member" else n_candidates
+    return float(capacity.accuracy(model, model.dim, n, k, query=query))
 
 
 def planned_capacity(model: Any, n_candidates: int, accuracy: float, query: str) -> int:
@@ -138,4 +156,5 @@ def planned_capacity(model: Any, n_candidates: int, accuracy: float, query: str)
     ``n_candidates`` at the model's dim."""
     from .. import capacity
 
-    return capacity.max_items(model, model.dim, n_candidates, accuracy, query=query)
+    check_number(accuracy, "accuracy")
+    return int(capacity.max_items(model, model.dim, n_candidates, accuracy, query=query))

@@ -20,11 +20,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import capacity as planner
 from .._format.state import StateFile
-from .._validation import check_int, check_number
+from .._validation import check_number
 from ..models.base import VSAModel
 from ..models.registry import require_capability
+from ._items import distinct, n_candidates_or, planned_accuracy, planned_capacity
 from .base import Structure
 from .graph import MARK_NEEDS, shift_marks_target
 
@@ -77,13 +77,12 @@ class FiniteStateAutomaton(Structure):
         require_capability(model, "FiniteStateAutomaton", shift_marks_target, MARK_NEEDS)
         self.state_table = self.symbols("fsa-state")
         self.symbol_table = self.symbols("fsa-symbol")
-        self._table: dict[tuple[Any, Any], Any] = {}  # (state, symbol) -> next state
+        # the digests of (state, symbol) -> (state, symbol, next state): 1 and True are two states
+        self._table: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
         self.start = start
         if start is not None:
             self.state_table.digest(start)  # a TypeError for a label of another type
-        self.accept = list(dict.fromkeys(accept))
-        for state in self.accept:
-            self.state_table.digest(state)
+        self.accept = distinct(self.state_table, accept)  # a TypeError for a bad label
 
     # -- transitions ---------------------------------------------------------------------------
     def _keys(self, states: Sequence[Any], symbols: Sequence[Any]) -> Any:
@@ -108,28 +107,29 @@ class FiniteStateAutomaton(Structure):
                 state, symbol, target = entry
             except (TypeError, ValueError):
                 raise ValueError(f"a transition is (state, symbol, next_state), got {entry!r}") from None
-            for table, label in (
-                (self.state_table, state),
-                (self.symbol_table, symbol),
-                (self.state_table, target),
-            ):
-                table.digest(label)  # a TypeError for a label of another type
-            if (state, symbol) in self._table or (state, symbol) in new:
+            self.state_table.digest(target)  # a TypeError for a label of another type
+            key = self._pair(state, symbol)
+            if key in self._table or key in new:
                 raise ValueError(f"state {state!r} already has a transition on {symbol!r}: remove it first")
-            new[(state, symbol)] = target
+            new[key] = (state, symbol, target)
         if not new:
             return
-        self._add_items(self._items([(s, a, n) for (s, a), n in new.items()]), 1)
+        self._add_items(self._items(list(new.values())), 1)
         self._table.update(new)
+
+    def _pair(self, state: Any, symbol: Any) -> tuple[int, int]:
+        """The key of ``(state, symbol)`` in the table: their symbols' digests."""
+        return self.state_table.digest(state), self.symbol_table.digest(symbol)
 
     def remove_transition(self, state: Any, symbol: Any) -> Any:
         """Take ``state --symbol--> ...`` away (exactly) and return its next state;
         ``ValueError`` if there is none."""
-        if (state, symbol) not in self._table:
+        key = self._pair(state, symbol)
+        if key not in self._table:
             raise ValueError(f"no transition from state {state!r} on {symbol!r}")
-        target = self._table.pop((state, symbol))
-        self._add_items(self._items([(state, symbol, target)]), -1)
-        return target
+        triple = self._table.pop(key)
+        self._add_items(self._items([triple]), -1)
+        return triple[2]
 
     def clear(self) -> None:
         """Remove every transition (the start and accepting states stay)."""
@@ -142,18 +142,20 @@ class FiniteStateAutomaton(Structure):
     @property
     def transitions(self) -> dict[tuple[Any, Any], Any]:
         """The transitions added (and not removed): ``{(state, symbol): next_state}``."""
-        return dict(self._table)
+        return {(s, a): n for s, a, n in self._table.values()}
 
     @property
     def states(self) -> list[Any]:
         """Every state named: of the transitions, the start and the accepting states."""
-        named = [x for (s, _), n in self._table.items() for x in (s, n)]
-        return list(dict.fromkeys([*([] if self.start is None else [self.start]), *named, *self.accept]))
+        named = [x for s, _, n in self._table.values() for x in (s, n)]
+        return distinct(
+            self.state_table, [*([] if self.start is None else [self.start]), *named, *self.accept]
+        )
 
     @property
     def alphabet(self) -> list[Any]:
         """The input symbols of the transitions."""
-        return list(dict.fromkeys(a for _, a in self._table))
+        return distinct(self.symbol_table, (a for _, a, _ in self._table.values()))
 
     @property
     def threshold(self) -> float:
@@ -261,26 +263,21 @@ class FiniteStateAutomaton(Structure):
         return {p: f for p, f, s in zip(pairs, found, sims, strict=True) if s >= limit}
 
     # -- capacity ------------------------------------------------------------------------------
-    def _candidates(self, n_candidates: int | None) -> int:
-        if n_candidates is not None:
-            return check_int(n_candidates, "n_candidates", 1)
-        return max(len(self.states), 1)
-
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's probability that one next state reads right at this size: ``k``
         transitions, ``n_candidates`` states (default: :attr:`states`),
         ``holovec.capacity.accuracy(..., query="lookup")``."""
-        k = max(len(self), 1)
-        return float(
-            planner.accuracy(self.model, self.model.dim, self._candidates(n_candidates), k, query="lookup")
+        return planned_accuracy(
+            self.model, n_candidates_or(n_candidates, len(self.states)), len(self), "lookup"
         )
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most transitions read right with probability ``accuracy`` each at this
         dimension, among ``n_candidates`` states (default: :attr:`states`;
         ``holovec.capacity.max_items(..., query="lookup")``)."""
-        n = self._candidates(n_candidates)
-        return int(planner.max_items(self.model, self.model.dim, n, accuracy=accuracy, query="lookup"))
+        return planned_capacity(
+            self.model, n_candidates_or(n_candidates, len(self.states)), accuracy, "lookup"
+        )
 
     # -- repr and files ------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -290,7 +287,7 @@ class FiniteStateAutomaton(Structure):
         )
 
     def _state(self) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None]:
-        flat = [x for (s, a), n in self._table.items() for x in (s, a, n)]
+        flat = [x for triple in self._table.values() for x in triple]
         has_start = self.start is not None
         labels = [*flat, *self.accept, *([self.start] if has_start else [])]
         return {}, {"transitions": len(self), "accept": len(self.accept), "start": has_start}, labels
@@ -312,7 +309,4 @@ class FiniteStateAutomaton(Structure):
         self.add_transitions(
             zip(labels[0 : 3 * n : 3], labels[1 : 3 * n : 3], labels[2 : 3 * n : 3], strict=True)
         )
-        have, saved = (self.model.backend.to_numpy(x) for x in (self.sums, sums))
-        if not np.allclose(saved, have, rtol=0, atol=1e-3 * max(1, len(self))):
-            raise ValueError("the saved sum is not the sum of the saved transitions")
-        self.sums = sums
+        self._keep_saved_sums(sums, "transitions")

@@ -14,6 +14,8 @@ from __future__ import annotations
 from os import PathLike
 from typing import Any, ClassVar
 
+import numpy as np
+
 from .._format.state import StateFile, load_state, save_state
 from ..encoders import SymbolTable
 from ..models.base import VSAModel
@@ -96,6 +98,8 @@ class Structure:
                 f"{state.where}: the sum has shape {tuple(sums.shape)} and dtype {sums.dtype}; expected "
                 f"({state.model.dim},) and the model's sum dtype"
             )
+        if not np.isfinite(state.model.backend.to_numpy(sums)).all():
+            raise ValueError(f"{state.where}: the sum holds NaN or infinity")
         self = cls.__new__(cls)
         Structure.__init__(self, state.model, seed=int(seed))
         self.sums = sums
@@ -117,3 +121,31 @@ class Structure:
     def _restore(self, state: StateFile) -> None:
         """Set the structure's own attributes from a loaded file (the model, seed and sum are
         set); ``ValueError`` (or ``KeyError``/``TypeError``) if they do not fit."""
+
+    def _keep_saved_sums(self, saved: Any, what: str) -> None:
+        """Take the saved sum where it is the sum of the items just added again (within
+        float rounding); ``ValueError`` where it is not (an edited file)."""
+        have, got = (self.model.backend.to_numpy(x) for x in (self.sums, saved))
+        n_items = max(1, len(self))  # type: ignore[arg-type]
+        if not np.allclose(got, have, rtol=0, atol=1e-3 * n_items):
+            raise ValueError(f"the saved sum is not the sum of the saved {what}")
+        self.sums = saved
+        self._vector = None
+
+
+def count_field(fields: dict[str, Any], name: str) -> int:
+    """The field ``name`` of a loaded file, an int >= 0 (``ValueError`` otherwise)."""
+    value = fields.get(name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"bad {name} {value!r} in the record")
+    return value
+
+
+def indices_field(fields: dict[str, Any], name: str, bound: int) -> list[int]:
+    """The field ``name`` of a loaded file (absent: empty), a list of ints in ``[0, bound)``."""
+    value = fields.get(name, [])
+    if not isinstance(value, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < bound for i in value
+    ):
+        raise ValueError(f"bad {name} {value!r} in the record")
+    return value

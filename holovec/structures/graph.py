@@ -16,12 +16,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import capacity as planner
 from .._format.state import StateFile
 from .._validation import check_bool, check_int, check_number
 from ..encoders import GraphEncoder
 from ..models.base import VSAModel
 from ..models.registry import require_capability
+from ._items import distinct, planned_accuracy, planned_capacity
 from .base import Structure
 
 __all__ = ["Graph"]
@@ -162,7 +162,7 @@ class Graph(Structure):
     @property
     def nodes(self) -> list[Any]:
         """The nodes of the edges, in the order first seen."""
-        return list(dict.fromkeys(x for edge in self._edges for x in edge))
+        return distinct(self.encoder.nodes, (x for edge in self._edges for x in edge))
 
     @property
     def threshold(self) -> float:
@@ -198,7 +198,7 @@ class Graph(Structure):
         if direction not in ("out", "in"):
             raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
         nodes = self.nodes
-        if node not in nodes:
+        if self.encoder.nodes.digest(node) not in {self.encoder.nodes.digest(x) for x in nodes}:
             shown = ", ".join(map(repr, nodes[:10])) + (" ..." if len(nodes) > 10 else "")
             raise ValueError(f"unknown node {node!r}: the graph's nodes are {shown or 'none yet'}")
         limit = self.threshold if threshold is None else check_number(threshold, "threshold")
@@ -252,16 +252,13 @@ class Graph(Structure):
         """The planner's probability that :meth:`decode` finds one edge at this size: one of
         the ``E`` bundled edges outscores every other pair of ``n_nodes`` nodes (default:
         the graph's), ``holovec.capacity.accuracy(model, dim, pairs, E, query="member")``."""
-        k = max(len(self), 1) * self._copies
-        n = max(self._pairs_of(n_nodes), k)
-        return float(planner.accuracy(self.model, self.model.dim, n, k, query="member"))
+        return planned_accuracy(self.model, self._pairs_of(n_nodes), len(self) * self._copies, "member")
 
     def capacity(self, accuracy: float = 0.99, n_nodes: int | None = None) -> int:
         """The most edges :meth:`decode` finds, each with probability ``accuracy``, among the
         pairs of ``n_nodes`` nodes (default: the graph's; ``holovec.capacity.max_items``)."""
-        pairs = max(self._pairs_of(n_nodes), 1)
-        found = planner.max_items(self.model, self.model.dim, pairs, accuracy=accuracy, query="member")
-        return int(found) // self._copies
+        found = planned_capacity(self.model, max(self._pairs_of(n_nodes), 1), accuracy, "member")
+        return found // self._copies
 
     # -- repr and files -----------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -285,7 +282,4 @@ class Graph(Structure):
         pairs = list(zip(labels[0::2], labels[1::2], strict=True))
         if pairs:
             self.add_edges(pairs)  # the edges again: a sum that does not fit them is refused
-        have, saved = (self.model.backend.to_numpy(x) for x in (self.sums, sums))
-        if not np.allclose(saved, have, rtol=0, atol=1e-3 * max(1, len(self))):
-            raise ValueError("the saved sum is not the sum of the saved edges")
-        self.sums = sums
+        self._keep_saved_sums(sums, "edges")

@@ -6,11 +6,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from .._format.state import StateFile
-from .._validation import check_int, check_number
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
-from ._items import codebook, is_vector_like, item_vector, item_vectors, planned_accuracy, planned_capacity
-from .base import Structure
+from ._items import (
+    codebook,
+    is_vector_like,
+    item_vectors,
+    n_candidates_or,
+    planned_accuracy,
+    planned_capacity,
+)
+from .base import Structure, indices_field
 
 __all__ = ["HashTable", "MissingKeyError"]
 
@@ -23,11 +29,12 @@ class MissingKeyError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-def _check_label_key(key: Any) -> None:
+def _check_label_key(table: Any, key: Any) -> None:
     if is_vector_like(key):
         raise TypeError(
             "hash table keys are labels (str, bytes, int, float, bool, tuples of them), not vectors"
         )
+    table.digest(key)  # a TypeError naming the labels allowed (an unhashable list, ...)
 
 
 class HashTable(Structure):
@@ -68,14 +75,17 @@ class HashTable(Structure):
         self.roles = self.symbols("role")
         self.fillers = self.symbols("filler")
         self._keys: dict[int, Any] = {}  # digest -> key, in insertion order
+        self._vector_valued: set[int] = set()  # digests of the keys whose value was a vector
         if pairs is not None:
             self.update(pairs)
 
     # -- changes ------------------------------------------------------------------------
     def set(self, key: Any, value: Any) -> None:
         """Store ``value`` (a label or a vector) under ``key`` (a label); a key held
-        already has its old value (decoded, as :meth:`remove`) replaced."""
-        _check_label_key(key)
+        already has its old value (decoded, as :meth:`remove`) replaced. ``ValueError``
+        for a key whose value was stored as a vector (no label decodes it): remove it with
+        ``remove(key, value)`` first."""
+        _check_label_key(self.roles, key)
         self.update({key: value})
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -87,28 +97,49 @@ class HashTable(Structure):
             raise TypeError(f"update takes a mapping of keys to values (a dict), got {type(pairs).__name__}")
         keys = list(pairs)
         for key in keys:
-            _check_label_key(key)
+            _check_label_key(self.roles, key)
+            self._check_decodable(key)
         if not keys:
             return
-        for key in keys:
-            if key in self:  # replaced: the old pair goes, the key keeps its place
-                self._subtract(key, self.get(key))
+        # every value checked before the sum changes: a bad one leaves the table as it was
         values = item_vectors(self.model, self.fillers, [pairs[k] for k in keys], "value of key")
+        replaced = [key for key in keys if key in self]
+        if replaced:  # the old pairs go (decoded in one similarity matrix); keys keep their place
+            old = self.decode(replaced)
+            self._subtract(replaced, [old[key][0] for key in replaced])
         self._add_items(self.model.bind(values, self.roles.vectors(keys)))
-        self._keys.update((self.roles.digest(k), k) for k in keys)
+        for key in keys:
+            digest = self.roles.digest(key)
+            self._keys[digest] = key
+            if is_vector_like(pairs[key]):
+                self._vector_valued.add(digest)
+            else:
+                self._vector_valued.discard(digest)
+
+    def _check_decodable(self, key: Any) -> None:
+        """``ValueError`` for a held key whose value was stored as a vector: no label decodes
+        it, so the pair cannot be taken away without that vector."""
+        if self.roles.digest(key) in self._vector_valued:
+            raise ValueError(
+                f"the value of key {key!r} was stored as a vector, which no label decodes: "
+                "take the pair away with remove(key, value), giving that vector, first"
+            )
 
     def remove(self, key: Any, value: Any = None) -> None:
         """Take the pair of ``key`` away: ``bind(value, key)`` with ``value`` given (a label
         or a vector), else the value :meth:`get` decodes (the stored one within the table's
-        capacity; give ``value`` for values stored as vectors). ``MissingKeyError`` (a
-        ``KeyError``) for a key the table does not hold."""
+        capacity; ``value`` must be given for a value stored as a vector: ``ValueError``
+        without it). ``MissingKeyError`` (a ``KeyError``) for a key the table does not hold."""
         self._check_key(key)
-        self._subtract(key, self.get(key) if value is None else value)
+        if value is None:
+            self._check_decodable(key)
+        self._subtract([key], [self.get(key) if value is None else value])
         del self._keys[self.roles.digest(key)]
+        self._vector_valued.discard(self.roles.digest(key))
 
-    def _subtract(self, key: Any, value: Any) -> None:
-        vector = item_vector(self.model, self.fillers, value, "value")
-        self._add_items(self.model.bind(vector, self.roles[key])[None, :], -1)
+    def _subtract(self, keys: list[Any], values: list[Any]) -> None:
+        vectors = item_vectors(self.model, self.fillers, values, "value")
+        self._add_items(self.model.bind(vectors, self.roles.vectors(keys)), -1)
 
     def __delitem__(self, key: Any) -> None:
         self.remove(key)
@@ -117,6 +148,7 @@ class HashTable(Structure):
         """Remove every pair (the values seen stay candidates of :meth:`get`)."""
         self._reset()
         self._keys.clear()
+        self._vector_valued.clear()
 
     # -- reads --------------------------------------------------------------------------
     def _check_key(self, key: Any) -> None:
@@ -172,20 +204,20 @@ class HashTable(Structure):
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's accuracy of :meth:`get` at this size (``query="lookup"``), among
         ``n_candidates`` values (default: the values seen)."""
-        n = len(self.fillers) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+        n = n_candidates_or(n_candidates, len(self.fillers))
         return planned_accuracy(self.model, n, len(self), "lookup")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most pairs :meth:`get` reads with ``accuracy`` at this dimension, among
         ``n_candidates`` values (default: the values seen; the planner, ``query="lookup"``)."""
-        check_number(accuracy, "accuracy")
-        n = len(self.fillers) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
-        return planned_capacity(self.model, max(n, 1), accuracy, "lookup")
+        n = n_candidates_or(n_candidates, len(self.fillers))
+        return planned_capacity(self.model, n, accuracy, "lookup")
 
     # -- files and repr -------------------------------------------------------------------
     def _state(self) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None]:
         keys = self.keys()
-        return {}, {"keys": len(keys)}, keys + self.fillers.labels
+        vector_valued = [i for i, d in enumerate(self._keys) if d in self._vector_valued]
+        return {}, {"keys": len(keys), "vector_valued": vector_valued}, keys + self.fillers.labels
 
     def _restore(self, state: StateFile) -> None:
         n_keys, labels = state.fields["keys"], state.labels or []
@@ -198,6 +230,8 @@ class HashTable(Structure):
         self._keys = {self.roles.digest(k): k for k in keys}
         if len(self._keys) != n_keys:
             raise ValueError("the keys repeat")
+        marked = indices_field(state.fields, "vector_valued", n_keys)
+        self._vector_valued = {self.roles.digest(keys[i]) for i in marked}
 
     def __repr__(self) -> str:
         return f"HashTable({len(self)} keys, model={self.model!r}, seed={self.seed})"

@@ -8,11 +8,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_int, check_number
+from .._validation import check_int
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
-from ._items import codebook, item_vector, item_vectors, planned_accuracy, planned_capacity, real_dot
-from .base import Structure
+from ._items import (
+    codebook,
+    item_vector,
+    item_vectors,
+    n_candidates_or,
+    planned_accuracy,
+    planned_capacity,
+    real_dot,
+)
+from .base import Structure, count_field
 
 __all__ = ["Multiset"]
 
@@ -158,24 +166,21 @@ class Multiset(Structure):
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's accuracy of :meth:`members` at this size (``query="member"``), among
         ``n_candidates`` (default: the labels seen)."""
-        n = len(self.table) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+        n = n_candidates_or(n_candidates, len(self.table))
         return planned_accuracy(self.model, n, self.size, "member")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most items :meth:`members` finds with ``accuracy`` at this dimension, among
         ``n_candidates`` (default: the labels seen; the planner, ``query="member"``)."""
-        check_number(accuracy, "accuracy")
-        n = len(self.table) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
-        return planned_capacity(self.model, max(n, 1), accuracy, "member")
+        n = n_candidates_or(n_candidates, len(self.table))
+        return planned_capacity(self.model, n, accuracy, "member")
 
     # -- files and repr -------------------------------------------------------------------
     def _state(self) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None]:
         return {}, {"size": self.size}, self.table.labels
 
     def _restore(self, state: StateFile) -> None:
-        size = state.fields["size"]
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"bad size {size!r}")
+        size = count_field(state.fields, "size")
         self.table = self.symbols("")
         self.table.vectors(state.labels or [])
         self.size = size

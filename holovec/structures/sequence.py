@@ -17,19 +17,21 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_int, check_number
+from .._validation import check_int
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
 from ._items import (
     codebook,
+    is_vector_like,
     item_vector,
     item_vectors,
+    n_candidates_or,
     permute_rows,
     permute_sums,
     planned_accuracy,
     planned_capacity,
 )
-from .base import Structure
+from .base import Structure, count_field, indices_field
 
 __all__ = ["EmptyStructureError", "Queue", "Sequence", "Stack"]
 
@@ -74,6 +76,7 @@ class Sequence(Structure):
         self.table = self.symbols("")
         self.size = 0
         self._shift_maps: dict[int, Any] = {}
+        self._vector_at: set[int] = set()  # positions of items given as vectors
         if items is not None:
             self.extend(items)
 
@@ -82,6 +85,8 @@ class Sequence(Structure):
         """Add ``item`` (a label or a vector) at the end: ``permute(x, len)``."""
         vector = item_vector(self.model, self.table, item, "item")
         self._add_items(self.model.permute(vector, self.size)[None, :])
+        if is_vector_like(item):
+            self._vector_at.add(self.size)
         self.size += 1
 
     def extend(self, items: Iterable[Any]) -> None:
@@ -90,12 +95,13 @@ class Sequence(Structure):
         if items:
             vectors = item_vectors(self.model, self.table, items, "item")
             self._add_items(permute_rows(self.model, vectors, self.size + np.arange(len(items))))
+            self._vector_at.update(self.size + i for i, x in enumerate(items) if is_vector_like(x))
             self.size += len(items)
 
     def pop(self, item: Any = None) -> Any:
         """Remove the last item and return it: the item given (a label or vector; needed
-        where items were given as vectors), else the label :meth:`index` decodes (the
-        stored one within the capacity)."""
+        where the item was given as a vector: ``ValueError`` without it), else the label
+        :meth:`index` decodes (the stored one within the capacity)."""
         return self._take(self.size - 1, item)
 
     def _take(self, position: int, item: Any) -> Any:
@@ -103,17 +109,24 @@ class Sequence(Structure):
         if self.size == 0:
             raise EmptyStructureError(f"cannot take an item from an empty {type(self).__name__.lower()}")
         model = self.model
+        if item is None and position in self._vector_at:
+            raise ValueError(
+                f"the item at position {position} was given as a vector, which no label decodes: "
+                "give it (pop(item) / dequeue(item)) to take it away"
+            )
         if item is None:
             item = codebook(self.table, None, "items").cleanup(model.permute(self.vector, -position))[0]
         vector = item_vector(model, self.table, item, "item")
         self._add_items(model.permute(vector, position)[None, :], -1)
         self.size -= 1
+        self._vector_at.discard(position)
         return item
 
     def clear(self) -> None:
         """Remove every item (the labels seen stay candidates of the decodes)."""
         self._reset()
         self.size = 0
+        self._vector_at.clear()
 
     def concatenate(self, other: Sequence) -> Sequence:
         """A new sequence: this one's items, then ``other``'s (its sum permuted by
@@ -126,6 +139,7 @@ class Sequence(Structure):
         out.table.vectors(self.table.labels + other.table.labels)
         out.sums = self.sums + permute_sums(self.model, other.sums, self.size, self._shift_maps)
         out.size = self.size + other.size
+        out._vector_at = self._vector_at | {self.size + i for i in other._vector_at}
         return out
 
     # -- reads --------------------------------------------------------------------------
@@ -170,28 +184,26 @@ class Sequence(Structure):
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's accuracy of :meth:`index` at this length (``query="lookup"``),
         among ``n_candidates`` (default: the labels seen)."""
-        n = len(self.table) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+        n = n_candidates_or(n_candidates, len(self.table))
         return planned_accuracy(self.model, n, self.size, "lookup")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The longest sequence whose positions :meth:`index` reads with ``accuracy`` at this
         dimension, among ``n_candidates`` (default: the labels seen)."""
-        check_number(accuracy, "accuracy")
-        n = len(self.table) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
-        return planned_capacity(self.model, max(n, 1), accuracy, "lookup")
+        n = n_candidates_or(n_candidates, len(self.table))
+        return planned_capacity(self.model, n, accuracy, "lookup")
 
     # -- files and repr -------------------------------------------------------------------
     def _state(self) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None]:
-        return {}, {"size": self.size}, self.table.labels
+        return {}, {"size": self.size, "vector_at": sorted(self._vector_at)}, self.table.labels
 
     def _restore(self, state: StateFile) -> None:
-        size = state.fields["size"]
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"bad size {size!r}")
+        size = count_field(state.fields, "size")
         self.table = self.symbols("")
         self.table.vectors(state.labels or [])
         self.size = size
         self._shift_maps = {}
+        self._vector_at = set(indices_field(state.fields, "vector_at", size))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.size} items, model={self.model!r}, seed={self.seed})"
@@ -257,6 +269,7 @@ class Queue(Sequence):
         the label decoded)."""
         found = self._take(0, item)
         self.sums = permute_sums(self.model, self.sums, -1, self._shift_maps)
+        self._vector_at = {i - 1 for i in self._vector_at}
         self._vector = None
         return found
 

@@ -13,15 +13,17 @@ is removed exactly and its value's vector is a cleanup candidate.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import capacity as planner
 from .._format.state import StateFile
 from .._validation import check_int
+from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
 from ..models.registry import require_capability
+from ._items import codebook, distinct, n_candidates_or, planned_accuracy, planned_capacity
 from .base import Structure
 from .graph import MARK_NEEDS, shift_marks_target
 
@@ -85,7 +87,10 @@ class Tree(Structure):
             raise TypeError(f"a path is a str of 'l'/'r' or a sequence of 0/1, got {type(path).__name__}")
         else:
             steps = list(path.tolist() if isinstance(path, np.ndarray) else path)
-            if any(isinstance(s, (bool, np.bool_)) or s not in (0, 1) for s in steps):
+            if any(
+                isinstance(s, (bool, np.bool_)) or not isinstance(s, Integral) or s not in (0, 1)
+                for s in steps
+            ):
                 raise ValueError(f"a path given as a sequence holds 0 (left) and 1 (right), got {steps!r}")
             text = "".join("lr"[int(s)] for s in steps)
         if not text or set(text) - {"l", "r"}:
@@ -175,7 +180,7 @@ class Tree(Structure):
 
     # -- reading the vector ------------------------------------------------------------------
     def decode(
-        self, paths: Iterable[Any] | None = None, candidates: Iterable[Any] | None = None
+        self, paths: Iterable[Any] | None = None, candidates: Iterable[Any] | SymbolCodebook | None = None
     ) -> dict[str, tuple[Any, float]]:
         """Read the leaves at ``paths`` (default: every leaf's path) from the vector:
         ``{path: (value, similarity)}``, each the nearest of ``candidates`` (default: the
@@ -184,46 +189,42 @@ class Tree(Structure):
         Each value is right with the probability :meth:`expected_accuracy`
         (``holovec.capacity.accuracy(..., query="lookup")``)."""
         texts = list(self._leaves) if paths is None else [self.path(p) for p in paths]
-        labels = list(dict.fromkeys(self._leaves.values())) if candidates is None else list(candidates)
         if not texts:
             return {}
-        if not labels:
+        if candidates is None and not self._leaves:
             raise ValueError("no candidate values: the tree is empty (give candidates=...)")
+        if candidates is None:
+            book = self.values.codebook(distinct(self.values, self._leaves.values()))
+        else:
+            book = codebook(self.values, candidates, "values")
         noisy = self.model.unbind(self.vector[None, :], self.path_vectors(texts))
-        found = self.values.codebook(labels).cleanup(noisy)
+        found = book.cleanup(noisy)
         return dict(zip(texts, found, strict=True))
 
-    def get(self, path: str | Iterable[int]) -> Any:
-        """The value of the leaf at ``path``, read from the vector (:meth:`decode`, right
-        with the probability :meth:`expected_accuracy`); ``ValueError`` if the path holds no
-        leaf."""
+    def get(self, path: str | Iterable[int], candidates: Iterable[Any] | SymbolCodebook | None = None) -> Any:
+        """The value of the leaf at ``path``, read from the vector among ``candidates``
+        (default: the leaves' values; :meth:`decode`, right with the probability
+        :meth:`expected_accuracy`); ``ValueError`` if the path holds no leaf."""
         text = self.path(path)
         if text not in self._leaves:
             shown = ", ".join(map(repr, list(self._leaves)[:10]))
             raise ValueError(f"no leaf at the path {text!r} (the leaves' paths: {shown or 'none'})")
-        return self.decode([text])[text][0]
+        return self.decode([text], candidates)[text][0]
 
     # -- capacity ------------------------------------------------------------------------------
-    def _candidates(self, n_candidates: int | None) -> int:
-        if n_candidates is not None:
-            return check_int(n_candidates, "n_candidates", 1)
-        return max(len({self.values.digest(v) for v in self._leaves.values()}), 1)
-
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's probability that one leaf reads right at this size: ``k`` leaves
         bound to their paths, cleaned up among ``n_candidates`` values (default: the
         distinct values of the leaves), ``holovec.capacity.accuracy(..., query="lookup")``."""
-        k = max(len(self), 1)
-        return float(
-            planner.accuracy(self.model, self.model.dim, self._candidates(n_candidates), k, query="lookup")
-        )
+        n = n_candidates_or(n_candidates, len(distinct(self.values, self._leaves.values())))
+        return planned_accuracy(self.model, n, len(self), "lookup")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most leaves read right with probability ``accuracy`` each at this dimension,
         among ``n_candidates`` values (default: the leaves' distinct values;
         ``holovec.capacity.max_items(..., query="lookup")``)."""
-        n = self._candidates(n_candidates)
-        return int(planner.max_items(self.model, self.model.dim, n, accuracy=accuracy, query="lookup"))
+        n = n_candidates_or(n_candidates, len(distinct(self.values, self._leaves.values())))
+        return planned_capacity(self.model, n, accuracy, "lookup")
 
     # -- repr and files ------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -247,7 +248,4 @@ class Tree(Structure):
         sums = state.arrays["sums"]
         Tree.__init__(self, self.model, max_depth=depth, seed=self.seed)
         self.add_leaves(list(zip(paths, values, strict=True)))
-        have, saved = (self.model.backend.to_numpy(x) for x in (self.sums, sums))
-        if not np.allclose(saved, have, rtol=0, atol=1e-3 * max(1, len(self))):
-            raise ValueError("the saved sum is not the sum of the saved leaves")
-        self.sums = sums
+        self._keep_saved_sums(sums, "leaves")
