@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import canonical_order, compiled, dask_scaling, jax_eager, jax_sharded, memory, search_engines
+from . import (
+    canonical_order,
+    clustering,
+    compiled,
+    dask_scaling,
+    jax_eager,
+    jax_sharded,
+    memory,
+    search_engines,
+    trained,
+)
 from .cases import run_ops
 from .columns import (
     BASELINE,
@@ -134,6 +144,8 @@ _SECTIONS = (
     jax_sharded.SECTION,
     dask_scaling.SECTION,
     memory.SECTION,
+    clustering.SECTION,
+    trained.SECTION,
 )
 #: the sections in the order they run and print
 SECTIONS = {s.name: s for s in _SECTIONS}

@@ -221,6 +221,25 @@ def test_learn_section_scores_every_data_set(tmp_path):
     assert "learn, backend: numpy" in text and data["settings"]["learn"]["splits_random_state"] == [0]
 
 
+def test_clustering_and_trained_sections_time_holovec_against_their_references(tmp_path):
+    """The clustering (HDKMeans next to scikit-learn's KMeans) and trained (LeHDC, QuantHD
+    next to the centroid) sections, tiny, NumPy: every row timed on both sides, its accuracy
+    or adjusted Rand index shown."""
+    pytest.importorskip("sklearn")
+    path, out = tmp_path / "learn2.json", io.StringIO()
+    argv = ["--sections", "clustering,trained", "--quick", "--dim", "256", "--backend", "numpy"]
+    assert main([*argv, "--quiet", "--repeat", "1", "--budget", "0", "--json", str(path)], out=out) == 0
+    text, data = out.getvalue(), json.loads(path.read_text())
+    for section in ("clustering", "trained"):
+        rows = [r for r in data["rows"] if r["section"] == section]
+        assert rows, section
+        for r in rows:
+            assert r["times"]["holovec"]["best"] > 0 and r["times"]["baseline"]["best"] > 0, r["label"]
+            assert r["info"] and r["notes"] == [], (r["label"], r["notes"])
+            assert r["label"] in text
+        assert f"{section}" in text and "backend: numpy" in text
+
+
 @pytest.mark.filterwarnings("ignore:'benchmarks.canonical_order' found in sys.modules:RuntimeWarning")
 def test_old_module_spelling_runs_its_section(monkeypatch, capsys):
     """``python -m benchmarks.canonical_order --quick`` is ``--sections canonical-order``."""

@@ -212,7 +212,7 @@ def test_streaming_rules_learn(iris):
         for _ in range(3):
             clf.partial_fit(Xtr, ytr, classes=[0, 1, 2])
         assert clf.score(Xte, yte) > 0.8
-    assert not hasattr(NeuralHDClassifier(), "partial_fit")
+    assert hasattr(NeuralHDClassifier(), "partial_fit")  # (tests/test_learn_partial_fit.py)
 
 
 def test_neuralhd_regenerates_dimensions(iris):

@@ -14,9 +14,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from holovec.learn import (
     AdaptHDClassifier,
     CentroidClassifier,
+    ConformalClassifier,
     HDEncoder,
+    HDKMeans,
+    LeHDCClassifier,
     NeuralHDClassifier,
     OnlineHDClassifier,
+    QuantHDClassifier,
     RegHDRegressor,
     RidgeHDClassifier,
     RidgeHDRegressor,
@@ -34,8 +38,12 @@ ESTIMATORS = [
     OnlineHDClassifier(model="MAP", epochs=3, **SMALL),
     NeuralHDClassifier(epochs=4, regen_every=2, **SMALL),
     RidgeHDClassifier(**SMALL),
+    LeHDCClassifier(epochs=3, **SMALL),
+    QuantHDClassifier(bits=2, epochs=3, **SMALL),
+    ConformalClassifier(CentroidClassifier(**SMALL), random_state=0),
     RidgeHDRegressor(alpha=1e-3, **SMALL),
     RegHDRegressor(epochs=5, **SMALL),
+    HDKMeans(n_clusters=3, **SMALL),
 ]
 
 

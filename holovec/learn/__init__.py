@@ -14,29 +14,44 @@ holovec                    what it learns                                       
 ``OnlineHDClassifier``     similarity-weighted single pass, then retraining       ``OnlineHD``
 ``NeuralHDClassifier``     AdaptHD + regeneration of the least useful dimensions  ``NeuralHD``
 ``RidgeHDClassifier``      ridge read-out of the encodings (closed form)          ``IntRVFL``
+``LeHDCClassifier``        binary prototypes trained as a binary neural network   ``LeHDC``
+``QuantHDClassifier``      prototypes of a few bits, retrained quantised          ``QuantHD``
 ``RidgeHDRegressor``       ridge regression on the encodings
 ``RegHDRegressor``         one model vector trained by least-mean-squares         (RegHD)
+``HDKMeans``               clusters: spherical k-means of the encodings
+``ConformalClassifier``    prediction sets with guaranteed coverage, any model
 ``HDEncoder``              features (or texts, images...) to hypervectors         ``embeddings``
 =========================  =====================================================  ==================
 """
 
 from . import _sklearn  # noqa: F401  (a clear ImportError without scikit-learn)
 from ._base import TrainingDivergedError
+from .calibration import expected_calibration_error, softmax
+from .conformal import ConformalClassifier
 from .encoding import HDEncoder
+from .kmeans import HDKMeans
+from .lehdc import LeHDCClassifier
 from .persistence import load
 from .prototypes import AdaptHDClassifier, CentroidClassifier, NeuralHDClassifier, OnlineHDClassifier
+from .quanthd import QuantHDClassifier
 from .reghd import RegHDRegressor
 from .ridge import RidgeHDClassifier, RidgeHDRegressor
 
 __all__ = [
     "AdaptHDClassifier",
     "CentroidClassifier",
+    "ConformalClassifier",
     "HDEncoder",
+    "HDKMeans",
+    "LeHDCClassifier",
     "NeuralHDClassifier",
     "OnlineHDClassifier",
+    "QuantHDClassifier",
     "RegHDRegressor",
     "RidgeHDClassifier",
     "RidgeHDRegressor",
     "TrainingDivergedError",
+    "expected_calibration_error",
     "load",
+    "softmax",
 ]

@@ -331,6 +331,12 @@ class HDEstimator(BaseEstimator):
         and the learning space's width."""
         raise NotImplementedError
 
+    @classmethod
+    def stream_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        """The state ``partial_fit`` goes on from, beyond :meth:`fitted_shapes` (saved where
+        the estimator has it, as float64; ``()``: a number): none by default."""
+        return {}
+
     def restore_derived(self) -> None:
         """After :func:`~holovec.learn.load` set the saved state: that state checked as a
         fit leaves it (``ValueError`` otherwise), and what derives from it made again."""

@@ -23,7 +23,7 @@ from ._docs import shared_parameters
 from ._space import Space
 from ._targets import class_indices, class_labels, sorted_classes
 
-__all__ = ["CentroidClassifier", "PrototypeClassifier"]
+__all__ = ["CentroidClassifier", "PrototypeClassifier", "stream_classes"]
 
 #: the element kinds whose vectors are bits in some form, so prototypes can be binarised
 _BINARISABLE = ("bipolar", "binary")
@@ -38,6 +38,28 @@ _BINARISABLE = ("bipolar", "binary")
 def _bundling(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
     """Each sample added to its class."""
     return space.add(P, space.masked(space.one_hot(t, P.shape[0]), weights), H)
+
+
+def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndarray:
+    """The labels of a stream for ``partial_fit``, as scikit-learn defines them: needed on
+    the first call (at least 2), and equal to ``classes_`` on later calls where given (a
+    stream that starts anew after ``fit`` may take ``fit``'s)."""
+    if classes is None:
+        if not hasattr(estimator, "classes_"):
+            raise ValueError(
+                f"{type(estimator).__name__}.partial_fit needs classes (every label of the stream) "
+                "on its first call"
+            )
+        return estimator.classes_
+    classes = sorted_classes(host_labels(classes), "classes")
+    if first and len(classes) < 2:
+        raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
+    if not first and not np.array_equal(classes, estimator.classes_):
+        raise ValueError(
+            f"classes={classes.tolist()!r} is not the same as on the first call to partial_fit "
+            f"(classes_={estimator.classes_.tolist()!r})"
+        )
+    return classes
 
 
 class PrototypeClassifier(ClassifierMixin, HDEstimator):
@@ -72,36 +94,29 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
 
     @available_if(lambda self: self._streams)
     def partial_fit(self, X: Any, y: Any, classes: Any = None) -> PrototypeClassifier:
-        """Update the prototypes with one more batch of a stream (one pass of the rule).
+        """Learn from one more batch of a stream (see the class's notes on streams).
 
-        The first call fits the encoder (its standardisation uses this first batch) and
-        needs ``classes``, every label of the stream.
+        The first call fits the encoder (its standardisation uses this first batch; later
+        batches must have as many features) and needs ``classes``, every label of the
+        stream; later calls may pass them again (the same labels) or not.
         """
         first = not hasattr(self, "prototypes_")
         if first:
             self._check_params()
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = sorted_classes(host_labels(classes), "classes")
-            if len(classes) < 2:
-                raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
-            X = self._fit_encoder(X)
+        classes = stream_classes(self, classes, first)
+        X = self._fit_encoder(X) if first else self._check_input(X)
+        t = class_indices(class_labels(y, n_rows(X)), classes)
+        if first:
             self.classes_ = classes
-            self.prototypes_ = self.space_.zeros(len(self.classes_))
-        else:
-            if classes is not None:
-                classes = sorted_classes(host_labels(classes), "classes")
-                if not np.array_equal(classes, self.classes_):
-                    raise ValueError(
-                        f"classes={classes.tolist()!r} is not the same as on the first call "
-                        f"({self.classes_.tolist()!r})"
-                    )
-            X = self._check_input(X)
-        t = class_indices(class_labels(y, n_rows(X)), self.classes_)
-        for batch in self._encoded(X, order_free=self._stream_is_bundling):
-            self.prototypes_ = self._step(self._stream_rule, batch, t)
+            self.prototypes_ = self.space_.zeros(len(classes))
+        self._stream(X, t)
         self._finish()
         return self
+
+    def _stream(self, X: Any, t: np.ndarray) -> None:
+        """What ``partial_fit`` learns from a batch: one pass of ``_stream_rule``."""
+        for batch in self._encoded(X, order_free=self._stream_is_bundling):
+            self.prototypes_ = self._step(self._stream_rule, batch, t)
 
     def _train(self, X: Any, t: np.ndarray) -> None:
         """The training of ``fit``: the first pass; retraining learners add their epochs
@@ -113,6 +128,13 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         # bundling (sums) does not depend on the batches: Dask then sums chunks as a tree
         for batch in self._encoded(X, order_free=self._first_pass_is_bundling, training=True):
             self.prototypes_ = self._step(self._first_pass_rule, batch, t)
+
+    def _bundled(self, X: Any, t: np.ndarray, sums: Any) -> Any:
+        """``sums`` (class sums) with every sample of ``X`` added to its class."""
+        space = self.space_
+        for batch in self._encoded(X, order_free=True, training=True):
+            sums = space.run(_bundling, sums, batch.H, space.indices(batch.take(t)), batch.weights, 0.0)
+        return space.computed(sums)
 
     def _step(self, rule: Any, batch: Batch, t: np.ndarray) -> Any:
         """``rule`` (a learning rule, see ``_bundling``) applied to the prototypes and ``batch`` of samples

@@ -23,8 +23,13 @@ class NeuralHDClassifier(AdaptHDClassifier):
     vary least across the (unit-length) class prototypes, which separate the classes
     least, are redrawn in the encoder (:meth:`~holovec.encoders.SinusoidEncoder.regenerate`,
     seeded) and zeroed in the prototypes, then retraining goes on. It needs an encoder
-    that can regenerate (the default ``"sinusoid"`` encoding). No ``partial_fit``:
-    regeneration retrains over a data set.
+    that can regenerate (the default ``"sinusoid"`` encoding).
+
+    ``partial_fit`` learns each batch of a stream as :class:`AdaptHDClassifier` does, and
+    regenerates on the batch's schedule: every ``regen_every`` of its ``epochs`` passes
+    but the last, so that retraining on the batch always follows a regeneration. The class
+    sums of regenerated dimensions restart from zero (their old values encoded the old
+    dimensions).
 
     Parameters
     ----------
@@ -86,8 +91,6 @@ class NeuralHDClassifier(AdaptHDClassifier):
         "regen_every": POSITIVE_INT,
     }
 
-    _streams = False
-
     def _fit_encoder(self, X: Any) -> Any:
         X = super()._fit_encoder(X)
         if not hasattr(self.encoder_.encoder_, "regenerate"):
@@ -111,5 +114,8 @@ class NeuralHDClassifier(AdaptHDClassifier):
         mask = np.zeros(model.dim, dtype=bool)
         mask[dims] = True
         keep = space.dims_mask(model.backend.asarray(~mask))
-        self.prototypes_ = self.prototypes_ * xp.astype(keep, space.dtype)[None, :]
+        kept = xp.astype(keep, space.dtype)[None, :]
+        self.prototypes_ = self.prototypes_ * kept
+        # the class sums of the old dimensions are void too: the means restart there
+        self.class_sums_ = self.class_sums_ * kept
         return True

@@ -30,7 +30,7 @@ __all__ = ["load", "save"]
 FORMAT = "holovec.estimator"
 FORMAT_VERSION = 1
 #: the fitted attributes an estimator may have (arrays or numbers), in the order saved
-_FITTED = ("classes_", "prototypes_", "coef_", "intercept_")
+_FITTED = ("classes_", "prototypes_", "coef_", "intercept_", "cluster_centers_")
 #: fitted attributes that derive from the others: made again at load, not read (older
 #: files hold them)
 _DERIVED = ("class_vectors_",)
@@ -124,9 +124,16 @@ def save(estimator: Any, path: str | PathLike | Any) -> None:
     inner = enc.encoder_
     arrays: dict[str, np.ndarray] = {}
     fitted: dict[str, Any] = {}
-    for name in _FITTED:
+    stream = _stream_names(type(estimator))
+    for name in _FITTED + stream:
         value = getattr(estimator, name, None)
-        if name == "classes_" and value is not None:
+        if name in stream and value is not None and not isinstance(value, (float, np.floating)):
+            # what partial_fit goes on from (float64 on the host: sums lose no precision)
+            arrays[name] = np.asarray(
+                value if isinstance(value, np.ndarray) else model.to_numpy(value), np.float64
+            )
+            fitted[name] = "array"
+        elif name == "classes_" and value is not None:
             fitted[name] = _labels_json(np.asarray(value))
         elif value is None or isinstance(value, (float, np.floating)):
             fitted[name] = None if value is None else float(value)
@@ -214,13 +221,16 @@ def _expected_arrays(record: dict) -> dict[str, tuple[tuple[int, ...], str]]:
     m, e, fitted = record["model"], record["encoder"], record["fitted"]
     dim, model_dtype = _count(m["dim"], "dim", 1), m["dtype"]
     width, real = Space.width_of(dim, model_dtype), Space.real_dtype_name(model_dtype)
-    unknown = set(fitted) - {*_FITTED, *_DERIVED}
+    unknown = set(fitted) - {*_FITTED, *_DERIVED, *_stream_names(cls)}
     if unknown:
         raise ValueError(f"unknown fitted attributes {sorted(unknown)}")
     classes = fitted.get("classes_")
     if issubclass(cls, ClassifierMixin) != (classes is not None):
         raise ValueError(f"a {cls.__name__} {'needs' if classes is None else 'has no'} classes_")
-    shapes = cls.fitted_shapes(None if classes is None else len(_labels(classes)), width)
+    rows = None if classes is None else len(_labels(classes))
+    if classes is None and "n_clusters" in record["params"]:  # a clusterer: a row per cluster
+        rows = _count(record["params"]["n_clusters"], "n_clusters", 1)
+    shapes = cls.fitted_shapes(rows, width)
     out = {}
     for name in _FITTED[1:]:
         stored, shape = fitted.get(name), shapes.get(name)
@@ -236,6 +246,15 @@ def _expected_arrays(record: dict) -> dict[str, tuple[tuple[int, ...], str]]:
             raise ValueError(f"a {cls.__name__} needs the array {name}")
         else:
             out[name] = (shape, real)
+    n_classes = None if classes is None else len(_labels(classes))
+    for name, shape in cls.stream_shapes(n_classes, width).items():  # optional: a fit may keep none
+        stored = fitted.get(name)
+        if stored == "array":
+            out[name] = (shape, "float64")
+        elif stored is not None and not (shape == () and _finite_number(stored)):
+            raise ValueError(
+                f"{name} must be {'a finite number' if shape == () else 'an array'}, got {short_repr(stored)}"
+            )
     return out | _expected_encoder_arrays(e, dim, model_dtype)
 
 
@@ -252,6 +271,11 @@ def _expected_encoder_arrays(e: dict, dim: int, model_dtype: str) -> dict[str, t
         real = Space.real_dtype_name(model_dtype)
         out["encoder_matrix"], out["encoder_offsets"] = ((n, dim), real), ((dim,), real)
     return out
+
+
+def _stream_names(cls: type) -> tuple[str, ...]:
+    """The state a class keeps for ``partial_fit`` (saved where present)."""
+    return tuple(cls.stream_shapes(2 if issubclass(cls, ClassifierMixin) else None, 1))
 
 
 def _finite_number(value: Any) -> bool:
@@ -313,9 +337,11 @@ def _rebuild(record: dict, arrays: dict, backend: Any, device: Any) -> Any:
     fitted = record["fitted"]
     if fitted.get("classes_") is not None:
         estimator.classes_ = _labels(fitted["classes_"])
-    for key in _FITTED[1:]:
+    for key in _FITTED[1:] + _stream_names(cls):
         value = fitted.get(key)
-        if value == "array" and arrays[key].ndim == 0:  # a number (older files)
+        if value == "array" and key in arrays and key not in _FITTED:
+            setattr(estimator, key, arrays[key])  # stream state: restore_derived places it
+        elif value == "array" and arrays[key].ndim == 0:  # a number (older files)
             setattr(estimator, key, float(arrays[key]))
         elif value == "array":
             setattr(estimator, key, model.backend.asarray(arrays[key]))

@@ -25,10 +25,11 @@ device is refused before anything is allocated (:class:`~holovec.models.Allocati
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin, is_regressor
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import POSITIVE
@@ -37,9 +38,18 @@ from ._base import HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
 from ._space import Space
-from ._targets import class_indices, class_labels, regression_targets
+from ._targets import check_target_range, class_indices, class_labels, regression_targets
+from .centroid import stream_classes
 
 __all__ = ["RidgeHDClassifier", "RidgeHDRegressor"]
+
+
+def _one_hot(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The +1/-1 targets of labels ``y`` (``ValueError`` for labels not in ``classes``)."""
+    t = class_indices(y, classes)
+    Y = -np.ones((len(t), len(classes)))
+    Y[np.arange(len(t)), t] = 1.0
+    return Y
 
 
 def ridge_peak_bytes(n: int, width: int, k: int, batch: int, s: int, d: int) -> tuple[int, int]:
@@ -105,6 +115,19 @@ class _Ridge(HDEstimator):
 
     def restore_derived(self) -> None:
         self._check_saved_range(self.coef_, "the read-out's values")
+        saved = [name for name in self.stream_shapes(None, 1) if getattr(self, name, None) is not None]
+        if saved and len(saved) != len(self.stream_shapes(None if is_regressor(self) else 2, 1)):
+            raise ValueError(
+                f"the sums of a stream are saved all together, or none; the file has only {saved}"
+            )
+        wide = self.space_.wide()
+        for name in ("gram_", "cross_"):
+            if name in saved:
+                setattr(self, name, self.space_.backend.asarray(getattr(self, name), dtype=wide))
+        if "target_sums_" in saved and not self.target_sums_[0] >= 1:
+            raise ValueError(
+                f"target_sums_ must start with the count of samples (>= 1), got {self.target_sums_[0]}"
+            )
 
     def _solve(self, X: Any, Y: np.ndarray, alpha: float, advice: str) -> Any:
         """The read-out ``W (width, k)`` minimising ``|H W - Y|^2 + alpha |W|^2``, concrete;
@@ -142,14 +165,78 @@ class _Ridge(HDEstimator):
                 W = space.run(_kept_readout, Hw, Yd, alpha)
             else:
                 G = alpha * xp.eye(width, dtype=wide, device=space.model.device)
-                R = xp.zeros((width, k), dtype=wide, device=space.model.device)
-                for batch in self._encoded(X, training=True):
-                    y = backend.asarray(batch.take(Y), dtype=wide)
-                    G, R = space.run(_accumulated_system, G, R, batch.H, y, batch.weights)
+                G, R = self._accumulate(X, Y, G, xp.zeros((width, k), dtype=wide, device=space.model.device))
                 W = space.solve(G, R)
+        return self._checked(W, advice)
+
+    def _checked(self, W: Any, advice: str) -> Any:
+        """The read-out ``W`` in the learning space's floats, concrete; ``TrainingDivergedError``
+        with ``advice`` where it overflows them."""
+        xp = self.space_.xp
         # |h . w| <= sum |w| for unit rows h: every prediction stays finite when this sum does
         self._check_in_range(xp.sum(xp.abs(W)), "the read-out", advice)
-        return space.computed(xp.astype(W, space.dtype))
+        return self.space_.computed(xp.astype(W, self.space_.dtype))
+
+    def _accumulate(self, X: Any, Y: np.ndarray, G: Any, R: Any) -> tuple[Any, Any]:
+        """``G + H' H`` and ``R + H' Y`` for the encodings ``H`` of ``X``, batch by batch."""
+        space = self.space_
+        for batch in self._encoded(X, training=True):
+            y = space.backend.asarray(batch.take(Y), dtype=G.dtype)
+            G, R = space.run(_accumulated_system, G, R, batch.H, y, batch.weights)
+        return space.computed(G), space.computed(R)
+
+    # -- streams: partial_fit keeps the sufficient statistics H' H and H' Y ----------------
+    def _start_stream(self, first: bool) -> bool:
+        """Whether this call starts a stream: the first call, or one after ``fit`` (whose
+        solve keeps no sums of the encodings to go on from: the stream starts anew, with a
+        warning)."""
+        if not first and getattr(self, "gram_", None) is None:
+            warnings.warn(
+                f"{type(self).__name__}.partial_fit after fit starts a new stream from this batch: fit "
+                "keeps no sums of the encodings to go on from (learn the whole stream with partial_fit)",
+                UserWarning,
+                stacklevel=3,
+            )
+            first = True
+        if first:
+            self._check_params()
+        return first
+
+    def _stream_solve(self, X: Any, Y: np.ndarray, first: bool) -> Any:
+        """Add a batch ``(X, Y)`` to ``gram_ = H' H`` and ``cross_ = H' Y`` (``(width, k)``);
+        returns ``cross_`` for the caller to solve with :meth:`_readout`."""
+        space = self.space_
+        xp, wide, width = space.xp, space.wide(), space.width
+        if first:
+            size = np.dtype(dtype_name(wide)).itemsize
+            space.check_memory(
+                ridge_peak_bytes(1, width, Y.shape[1], min(n_rows(X), self.batch_size), size, size)[1],
+                f"{type(self).__name__}.partial_fit at width {width}", "use a smaller dim",
+            )  # fmt: skip
+            self.gram_ = xp.zeros((width, width), dtype=wide, device=space.model.device)
+            self.cross_ = xp.zeros((width, Y.shape[1]), dtype=wide, device=space.model.device)
+        self.gram_, self.cross_ = self._accumulate(X, Y, self.gram_, self.cross_)
+        return self.cross_
+
+    def _readout(self, R: Any, advice: str) -> Any:
+        """The read-out ``(gram_ + alpha I)^-1 R``: what ``fit`` on all the stream solves."""
+        space = self.space_
+        xp, G = space.xp, self.gram_
+        ridge = float(self.alpha) * xp.eye(G.shape[0], dtype=G.dtype, device=space.model.device)
+        singular = f"{type(self).__name__}.partial_fit: the ridge system is singular; raise alpha"
+        with space.refusing_singular(singular):
+            return self._checked(space.solve(G + ridge, R), advice)
+
+    @classmethod
+    def stream_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        k = 2 if n_classes is None else n_classes  # the regressor: H' y and H' 1
+        shapes = {"gram_": (width, width), "cross_": (width, k)}
+        return shapes | ({"target_sums_": (3,)} if n_classes is None else {})
+
+    def _forget_stream(self) -> None:
+        """``fit``: no sums of an earlier stream."""
+        for name in self.stream_shapes(None, 1):
+            self.__dict__.pop(name, None)
 
     def _outputs(self, X: Any) -> np.ndarray:
         """``H W`` for every sample, on the host ``(n, k)``."""
@@ -210,10 +297,23 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
                 f"{type(self).__name__} needs samples of at least 2 classes; y has 1 class: "
                 f"{self.classes_.tolist()!r}"
             )
-        t = class_indices(y, self.classes_)
-        Y = -np.ones((len(t), len(self.classes_)))
-        Y[np.arange(len(t)), t] = 1.0
-        self.coef_ = self._solve(X, Y, self.alpha, f"raise alpha (now {self.alpha!r})")
+        self._forget_stream()
+        self.coef_ = self._solve(
+            X, _one_hot(y, self.classes_), self.alpha, f"raise alpha (now {self.alpha!r})"
+        )
+        return self
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> RidgeHDClassifier:
+        """Add one more batch of a stream to the sums ``H' H`` and ``H' Y`` and solve: the
+        read-out ``fit`` gives on every batch so far (up to rounding; the first call fits
+        the encoder, and its standardisation, on its batch). The first call needs
+        ``classes``, every label of the stream."""
+        first = self._start_stream(not hasattr(self, "coef_"))
+        classes = stream_classes(self, classes, first)
+        X = self._fit_encoder(X) if first else self._check_input(X)
+        Y = _one_hot(class_labels(y, n_rows(X)), classes)
+        self.classes_ = classes
+        self.coef_ = self._readout(self._stream_solve(X, Y, first), f"raise alpha (now {self.alpha!r})")
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -301,10 +401,33 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         X = self._fit_encoder(X)
         y = regression_targets(y, n_rows(X))
         self.intercept_ = float(np.mean(y))
+        self._forget_stream()
         self.coef_ = self._solve(
             X, (y - self.intercept_)[:, None], self.alpha,
             f"scale the targets (divide them by their spread), or raise alpha (now {self.alpha!r})",
         )  # fmt: skip
+        return self
+
+    def partial_fit(self, X: Any, y: Any) -> RidgeHDRegressor:
+        """Add one more batch of a stream to the sums and solve: the read-out and intercept
+        ``fit`` gives on every batch so far (up to rounding; the first call fits the
+        encoder, and its standardisation, on its batch). The targets are summed less the
+        first batch's mean (``target_sums_``: count, sum, that mean), so that their offset
+        costs no precision."""
+        first = self._start_stream(not hasattr(self, "coef_"))
+        X = self._fit_encoder(X) if first else self._check_input(X)
+        y = regression_targets(y, n_rows(X))
+        if first:
+            self.target_sums_ = np.array([0.0, 0.0, float(np.mean(y))])
+        shift = self.target_sums_[2]
+        check_target_range(y - shift, self.space_.dtype_name, type(self).__name__)
+        cross = self._stream_solve(X, np.column_stack([y - shift, np.ones(len(y))]), first)
+        self.target_sums_ = self.target_sums_ + np.array([len(y), np.sum(y - shift), 0.0])
+        mean = self.target_sums_[1] / self.target_sums_[0]  # of y - shift
+        # H' (y - mean(y)) = H' (y - shift) - (mean(y) - shift) H' 1
+        advice = f"scale the targets (divide them by their spread), or raise alpha (now {self.alpha!r})"
+        self.coef_ = self._readout(cross[:, :1] - mean * cross[:, 1:], advice)
+        self.intercept_ = float(shift + mean)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
