@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, ClusterMixin
 from sklearn.model_selection import GridSearchCV
 
 import holovec.learn as learn
@@ -27,8 +27,11 @@ from holovec.learn import (
     AdaptHDClassifier,
     CentroidClassifier,
     HDEncoder,
+    HDKMeans,
+    LeHDCClassifier,
     NeuralHDClassifier,
     OnlineHDClassifier,
+    QuantHDClassifier,
     RegHDRegressor,
     RidgeHDClassifier,
     RidgeHDRegressor,
@@ -104,6 +107,9 @@ ESTIMATORS = {
     "RidgeHDClassifier": lambda **kw: RidgeHDClassifier(**kw),
     "RidgeHDRegressor": lambda **kw: RidgeHDRegressor(**kw),
     "RegHDRegressor": lambda **kw: RegHDRegressor(epochs=2, **kw),
+    "LeHDCClassifier": lambda **kw: LeHDCClassifier(epochs=2, **kw),
+    "QuantHDClassifier": lambda **kw: QuantHDClassifier(bits=2, epochs=2, **kw),
+    "HDKMeans": lambda **kw: HDKMeans(n_clusters=3, **kw),
 }
 
 
@@ -125,6 +131,9 @@ def test_every_estimator_round_trips_through_a_file(name, tmp_path):
     if classifier:
         np.testing.assert_array_equal(copy.predict(X), est.predict(X))
         np.testing.assert_allclose(copy.decision_function(X), est.decision_function(X), atol=1e-6)
+    elif isinstance(est, ClusterMixin):  # (a clusterer: its centroids' assignments and distances)
+        np.testing.assert_array_equal(copy.predict(X), est.predict(X))
+        np.testing.assert_allclose(copy.transform(X), est.transform(X), atol=1e-6)
     else:
         np.testing.assert_allclose(copy.predict(X), est.predict(X), rtol=1e-12)
 

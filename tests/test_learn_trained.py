@@ -124,6 +124,21 @@ def test_bad_parameters_are_refused_at_fit(estimator, iris):
         estimator.set_params(dim=64).fit(iris[0], iris[2])
 
 
-def test_trained_learners_do_not_stream():
-    assert not hasattr(LeHDCClassifier(), "partial_fit")
-    assert not hasattr(QuantHDClassifier(), "partial_fit")
+@pytest.mark.parametrize("name", list(TRAINED))
+def test_trained_learners_stream_and_keep_their_training_state(name, iris):
+    """partial_fit (see test_learn_partial_fit.py for its accuracy and files): the state it
+    goes on from is kept by fit too, and a file whose state disagrees is refused."""
+    Xtr, _, ytr, _ = iris
+    clf = TRAINED[name](dim=128, seed=0).partial_fit(Xtr, ytr, classes=[0, 1, 2])
+    clf.partial_fit(Xtr, ytr)
+    assert clf.score(Xtr, ytr) > 0.8
+    fitted = TRAINED[name](dim=128, seed=0).fit(Xtr, ytr)
+    state = "latent_weights_" if name == "lehdc" else "real_prototypes_"
+    assert getattr(fitted, state).shape == fitted.prototypes_.shape
+    if name == "lehdc":
+        fitted.latent_weights_ = -np.asarray(fitted.latent_weights_)  # (as a file gives it)
+        with pytest.raises(ValueError, match="signs of latent_weights_"):
+            fitted.restore_derived()
+    setattr(fitted, "adam_variances_" if name == "lehdc" else "class_sums_", None)  # a part alone
+    with pytest.raises(ValueError, match=r"saved (all )?together"):
+        fitted.restore_derived()

@@ -109,7 +109,10 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         if first:
             self.classes_ = classes
             self.prototypes_ = self.space_.zeros(len(classes))
-        self._stream(X, t)
+        with self.space_.backend.small_products(
+            2.0 * self.batch_size * len(self.classes_) * self.space_.width
+        ):  # (as in fit)
+            self._stream(X, t)
         self._finish()
         return self
 

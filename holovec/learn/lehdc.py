@@ -79,12 +79,19 @@ class LeHDCClassifier(PrototypeClassifier):
     The gradient is written by hand over the model's array namespace (exact for this one
     layer), so training runs the same on NumPy, PyTorch and JAX, with no autodiff.
 
+    ``partial_fit`` trains on a stream as stochastic training does: each call runs
+    ``epochs`` passes of Adam over its batch, going on from the latent weights, Adam's
+    moments and step count of the calls before (kept, and saved with the estimator); a
+    class seen for the first time starts from its mean in that batch, as in ``fit``. On
+    digits, five calls score within 0.03 of ``fit`` (0.944 against 0.956 at 20 epochs;
+    see tests/test_learn_partial_fit.py).
+
     Parameters
     ----------
     {encoder_parameters}
     epochs : int, default 30
-        Passes of Adam over the training set, each in an order shuffled from ``seed`` and
-        the epoch (0: the signs of the class means).
+        Passes of Adam over the training set (``partial_fit``: over each batch), each in an
+        order shuffled from ``seed`` and the epoch (0: the signs of the class means).
     lr : float, default 0.003
         Adam's learning rate (the latent weights that matter lie in [-1, 1]).
     scale : float, default 30.0
@@ -117,6 +124,13 @@ class LeHDCClassifier(PrototypeClassifier):
         The binary class prototypes, +-1 floats of the learning space.
     class_vectors_ : array of the model's backend or None
         The prototypes as model vectors, with ``binarize=True``.
+    latent_weights_, adam_moments_, adam_variances_ : arrays of the model's backend
+        The real weights whose signs are the prototypes, and Adam's two moment estimates,
+        shape ``(n_classes, width)``: the state ``partial_fit`` goes on from.
+    adam_steps_ : float
+        The steps of Adam so far (its bias corrections depend on them).
+    class_counts_ : ndarray of shape (n_classes,)
+        The samples of each class seen so far.
 
     Examples
     --------
@@ -135,8 +149,6 @@ class LeHDCClassifier(PrototypeClassifier):
         "dropout": Interval(0, 1, closed="left"),
         "cache_size": NON_NEGATIVE,
     }
-
-    _streams = False  # trained over a data set, epoch by epoch
 
     def __init__(
         self,
@@ -176,13 +188,22 @@ class LeHDCClassifier(PrototypeClassifier):
         self.random_state = random_state
 
     def _train(self, X: Any, t: np.ndarray) -> None:
+        self._train_state_from_scratch()
+        self._stream(X, t)
+
+    def _stream(self, X: Any, t: np.ndarray) -> None:
+        """``fit`` from scratch, or ``partial_fit`` on one more batch: the latent weights of
+        the classes seen for the first time set from their means in ``X``, then ``epochs``
+        passes of Adam over ``X``, going on from the latent weights, the moments and the
+        step count of the calls before (all kept: a stream saved and loaded goes on as if
+        uninterrupted)."""
         space = self.space_
         xp = space.xp
-        self._first_pass(X, t)
-        # the latent weights: the class means as unit rows scaled to elements of about 1
-        W = space.unit_rows(self.prototypes_) * float(np.sqrt(space.width))
-        M, V = xp.zeros_like(W), xp.zeros_like(W)
-        step, b1, b2 = 0, *_BETAS
+        if getattr(self, "latent_weights_", None) is None:  # the first call of a stream
+            self._train_state_from_scratch()
+        W, M, V = self.latent_weights_, self.adam_moments_, self.adam_variances_
+        W, M, V = self._start_new_classes(X, t, (W, M, V))
+        step, b1, b2 = int(self.adam_steps_), *_BETAS
         with self._keeping_encodings(X):
             for epoch in self._progress(self.epochs, type(self).__name__):
                 for batch in self._encoded(X, epoch=epoch, training=True):
@@ -196,7 +217,34 @@ class LeHDCClassifier(PrototypeClassifier):
                         _lehdc_step, (W, M, V), H, space.indices(batch.take(t)), batch.weights, hyper
                     )
         self._check_in_range(xp.sum(W * W), "the latent weights", f"lower lr (now {self.lr!r})")
-        self.prototypes_ = _signs(space, W)
+        self.latent_weights_, self.adam_moments_, self.adam_variances_ = (
+            space.computed(a) for a in (W, M, V)
+        )
+        self.adam_steps_ = float(step)
+        self.prototypes_ = _signs(space, self.latent_weights_)
+
+    def _train_state_from_scratch(self) -> None:
+        """Latent weights and moments of zeros, no step and no samples yet."""
+        C = len(self.classes_)
+        self.latent_weights_, self.adam_moments_, self.adam_variances_ = (
+            self.space_.zeros(C) for _ in range(3)
+        )
+        self.adam_steps_, self.class_counts_ = 0.0, np.zeros(C)
+
+    def _start_new_classes(self, X: Any, t: np.ndarray, state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        """The latent weights of each class that ``X`` holds for the first time set to its
+        class mean there, as a unit row scaled to elements of about 1 (its moments 0); the
+        class counts updated."""
+        space = self.space_
+        counts = np.bincount(t, minlength=len(self.classes_)).astype(np.float64)
+        new = (self.class_counts_ == 0) & (counts > 0)
+        self.class_counts_ = self.class_counts_ + counts
+        if not new.any():
+            return state
+        means = space.unit_rows(self._bundled(X, t, space.zeros(len(counts)))) * float(np.sqrt(space.width))
+        keep = space.backend.asarray((~new).astype(np.float64), dtype=space.dtype)[:, None]
+        W, M, V = state
+        return W * keep + means * (1.0 - keep), M * keep, V * keep
 
     def _dropped(self, H: Any, epoch: int, step: int) -> Any:
         """``H`` with the ``dropout`` fraction of its elements zeroed and the rest scaled up
@@ -210,6 +258,14 @@ class LeHDCClassifier(PrototypeClassifier):
         )
         return H * mask
 
+    @classmethod
+    def stream_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        rows = (n_classes, width)
+        return {
+            "latent_weights_": rows, "adam_moments_": rows, "adam_variances_": rows,
+            "adam_steps_": (), "class_counts_": (n_classes,),
+        }  # fmt: skip
+
     def restore_derived(self) -> None:
         host = np.asarray(self.space_.backend.to_numpy(self.prototypes_))
         if not np.all(np.abs(host) == 1):
@@ -217,4 +273,34 @@ class LeHDCClassifier(PrototypeClassifier):
                 "LeHDCClassifier: the saved prototypes_ must be binary (every element +1 or -1), "
                 "as a fit leaves them"
             )
+        names = list(self.stream_shapes(2, 1))
+        saved = [name for name in names if getattr(self, name, None) is not None]
+        if saved and saved != names:
+            raise ValueError(
+                f"the training state {names} is saved all together, or none; the file has {saved}"
+            )
+        if saved:
+            self._restore_training_state()
         super().restore_derived()
+
+    def _restore_training_state(self) -> None:
+        """The saved latent weights, moments, step count and class counts checked as training
+        leaves them (the prototypes their signs, the variances >= 0, counts whole) and placed
+        on the backend, so that ``partial_fit`` goes on from them."""
+        space = self.space_
+        W, M, V = (
+            np.asarray(getattr(self, n), np.float64)
+            for n in ("latent_weights_", "adam_moments_", "adam_variances_")
+        )
+        counts, steps = np.asarray(self.class_counts_, np.float64), self.adam_steps_
+        host = np.asarray(space.backend.to_numpy(self.prototypes_))
+        if not np.array_equal(np.where(W >= 0, 1.0, -1.0), host):
+            raise ValueError("LeHDCClassifier: the saved prototypes_ must be the signs of latent_weights_")
+        if np.any(V < 0) or np.any(counts < 0) or np.any(counts != np.round(counts)):
+            raise ValueError("adam_variances_ must be >= 0 and class_counts_ whole numbers >= 0")
+        if steps < 0 or steps != round(steps):
+            raise ValueError(f"adam_steps_ must be a whole number >= 0, got {steps!r}")
+        for name, value in (("latent_weights_", W), ("adam_moments_", M), ("adam_variances_", V)):
+            setattr(self, name, space.backend.asarray(value, dtype=space.dtype))
+            self._check_saved_range(getattr(self, name), f"the saved {name}", power=2)
+        self.class_counts_, self.adam_steps_ = counts, float(steps)
