@@ -24,6 +24,7 @@ from holovec.learn import (
     RegHDRegressor,
     RidgeHDClassifier,
     RidgeHDRegressor,
+    TimeSeriesEncoder,
 )
 
 # random_state (scikit-learn's name for seed), which the checks set to their own values:
@@ -44,6 +45,7 @@ ESTIMATORS = [
     RidgeHDRegressor(alpha=1e-3, **SMALL),
     RegHDRegressor(epochs=5, **SMALL),
     HDKMeans(n_clusters=3, **SMALL),
+    TimeSeriesEncoder(any_length=False, **SMALL),  # (any length: no n_features_in_ to check)
 ]
 
 

@@ -21,6 +21,7 @@ holovec                    what it learns                                       
 ``HDKMeans``               clusters: spherical k-means of the encodings
 ``ConformalClassifier``    prediction sets with guaranteed coverage, any model
 ``HDEncoder``              features (or texts, images...) to hypervectors         ``embeddings``
+``TimeSeriesEncoder``      time series to hypervectors (values, FPE times, channels)
 =========================  =====================================================  ==================
 """
 
@@ -36,6 +37,7 @@ from .prototypes import AdaptHDClassifier, CentroidClassifier, NeuralHDClassifie
 from .quanthd import QuantHDClassifier
 from .reghd import RegHDRegressor
 from .ridge import RidgeHDClassifier, RidgeHDRegressor
+from .timeseries import TimeSeriesEncoder
 
 __all__ = [
     "AdaptHDClassifier",
@@ -50,6 +52,7 @@ __all__ = [
     "RegHDRegressor",
     "RidgeHDClassifier",
     "RidgeHDRegressor",
+    "TimeSeriesEncoder",
     "TrainingDivergedError",
     "expected_calibration_error",
     "load",
