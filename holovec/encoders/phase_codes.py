@@ -58,6 +58,11 @@ class PhaseCodec:
         self.weights = model.phase_weights()  # how often each phase counts in a similarity
         self.n_fixed = int(self.fixed.sum())
 
+    def __reduce__(self) -> tuple:
+        # made again from its model: it holds the array namespace (a module), which pickle
+        # cannot store, and nothing that the model does not determine
+        return (PhaseCodec, (self.model,))
+
     def vectors(self, phases: Any) -> Any:
         """Vectors ``(..., vector_length)`` from phases ``(..., n_freq)`` of the model's float type."""
         return self.model.from_phases(phases)
