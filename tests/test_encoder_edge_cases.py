@@ -419,7 +419,10 @@ def test_phase_encoders_pickle_and_encode_the_same():
 
     model = VSA.create("FHRR", dim=128, backend="numpy")
     values = np.array([0.1, 0.5, 0.9])
-    for enc in (FractionalPowerEncoder(model, 0.0, 1.0, seed=1), ResidueEncoder(model, moduli=(3, 5), seed=2)):
+    for enc in (
+        FractionalPowerEncoder(model, 0.0, 1.0, seed=1),
+        ResidueEncoder(model, moduli=(3, 5), seed=2),
+    ):
         copy = pickle.loads(pickle.dumps(enc))
         x = values if isinstance(enc, FractionalPowerEncoder) else np.array([1, 7, 11])
         np.testing.assert_allclose(copy.encode(x), enc.encode(x), atol=1e-6)

@@ -250,3 +250,79 @@ def test_quanthd_streams_keep_the_real_prototypes(digits):
     real = _host(stream, stream.real_prototypes_)
     assert len(np.unique(real)) > 3 and real.shape == stream.prototypes_.shape
     np.testing.assert_array_equal(stream.class_counts_, np.bincount(ytr))
+
+
+def test_ridge_partial_fit_solves_the_read_out_once_when_read(digits, monkeypatch):
+    """A call adds its batch to H'H and H'Y and solves nothing: the width x width solve
+    (1.1 s at width 4000, against 0.07 s to add 100 samples) runs once, when coef_ is read
+    (predict), and gives fit's read-out on the whole stream."""
+    from holovec.learn._space import Space
+
+    Xtr, Xte, ytr, _ = digits
+    solves = []
+    solve = Space.solve
+    monkeypatch.setattr(Space, "solve", lambda self, A, B: solves.append(1) or solve(self, A, B))
+    expected = _stream(RidgeHDRegressor(dim=128, seed=0), Xtr, ytr.astype(float)).predict(Xte[:5])
+    solves.clear()
+    stream = _stream(RidgeHDRegressor(dim=128, seed=0), Xtr, ytr.astype(float))
+    assert solves == []
+    first = stream.set_params(alpha=100.0).predict(Xte[:5])  # (the calls' alpha, as if solved then)
+    stream.predict(Xte[:5])
+    assert len(solves) == 1
+    np.testing.assert_allclose(first, expected, rtol=1e-6)
+
+
+def _negate(name):
+    def edit(record, arrays):
+        arrays[name] = -arrays[name]
+
+    return edit
+
+
+def _zero_first(name):
+    def edit(record, arrays):
+        arrays[name][0] = 0.0
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "make, edit",
+    [
+        (lambda: QuantHDClassifier(dim=128, bits=2, epochs=1, seed=0), _negate("real_prototypes_")),
+        (lambda: QuantHDClassifier(dim=128, bits=1, epochs=1, seed=0), _negate("real_prototypes_")),
+        (lambda: RidgeHDClassifier(dim=64, seed=0), _negate("gram_")),
+        (lambda: RidgeHDClassifier(dim=64, seed=0), _zero_first("gram_")),  # (no longer symmetric)
+        (lambda: AdaptHDClassifier(dim=128, epochs=1, seed=0), _zero_first("class_counts_")),
+    ],
+    ids=["quanthd-ternary", "quanthd-binary", "ridge-negated", "ridge-asymmetric", "adapthd-counts"],
+)
+def test_a_stream_state_at_odds_with_itself_is_refused_at_load(make, edit, digits, tmp_path):
+    """A file whose stream state contradicts itself (prototypes that are no quantised real
+    prototypes, an H'H that is not symmetric with a diagonal >= 0, class sums longer than
+    their count of unit encodings) is refused, not resumed from."""
+    from holovec._format import CHECKSUMS, read_archive, write_archive
+
+    Xtr, _, ytr, _ = digits
+    make().partial_fit(Xtr[:200], ytr[:200], classes=CLASSES).save(tmp_path / "a.npz")
+    load(tmp_path / "a.npz")  # (the file as saved loads)
+    record, arrays = read_archive(
+        tmp_path / "a.npz", format="holovec.estimator", versions=1, what="estimator"
+    )
+    edit(record, arrays)
+    meta = {k: v for k, v in record.items() if k not in ("format", "version", *CHECKSUMS.fields)}
+    write_archive(tmp_path / "b.npz", format="holovec.estimator", version=1, metadata=meta, arrays=arrays)
+    with pytest.raises(ValueError, match=r"class_sums_|gram_|quantised"):
+        load(tmp_path / "b.npz")
+
+
+@pytest.mark.parametrize(
+    "classes", [[0, 1, 2, np.nan], [[0, 1], [2, 3]], [0.5, 1.5]], ids=["nan", "2-d", "continuous"]
+)
+@pytest.mark.parametrize("cls", [CentroidClassifier, RidgeHDClassifier])
+def test_stream_classes_are_checked_as_fit_checks_labels(cls, classes, digits):
+    """``classes=`` is checked as ``y`` is in fit (scikit-learn's classification targets, 1-D):
+    a NaN class, a 2-D array or continuous values are refused, not taken as classes."""
+    Xtr, _, ytr, _ = digits
+    with pytest.raises(ValueError, match="classes must be a 1-D array of class labels"):
+        cls(dim=64, seed=0).partial_fit(Xtr[:20], ytr[:20] % 2, classes=classes)

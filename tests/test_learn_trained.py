@@ -142,3 +142,36 @@ def test_trained_learners_stream_and_keep_their_training_state(name, iris):
     setattr(fitted, "adam_variances_" if name == "lehdc" else "class_sums_", None)  # a part alone
     with pytest.raises(ValueError, match=r"saved (all )?together"):
         fitted.restore_derived()
+
+
+def test_lehdc_step_is_torch_adam_on_the_straight_through_gradient(iris):
+    """One hand-written step equals torch's: the mean softmax cross-entropy of ``scale``
+    times the cosines with sign(W), its gradient through hardtanh's straight-through
+    estimator (1 on [-1, 1], 0 beyond), L2 weight decay added to it, and torch.optim.Adam
+    (its bias corrections at step t); three steps, some latent weights beyond +-1."""
+    torch = pytest.importorskip("torch")
+    from holovec.learn.lehdc import _BETAS, _lehdc_step
+
+    Xtr, _, ytr, _ = iris
+    space = LeHDCClassifier(dim=64, epochs=0, seed=0).fit(Xtr, ytr).space_
+    rng = np.random.default_rng(0)
+    H = rng.standard_normal((8, space.width))
+    H /= np.linalg.norm(H, axis=1, keepdims=True)
+    t, W0 = rng.integers(0, 3, 8), rng.uniform(-1.5, 1.5, (3, space.width))
+    lr, decay, scale = 0.01, 0.003, 20.0
+    state = tuple(space.backend.asarray(a, dtype=space.dtype) for a in (W0, 0 * W0, 0 * W0))
+    w = torch.tensor(W0, requires_grad=True)
+    adam = torch.optim.Adam([w], lr=lr, betas=_BETAS, eps=1e-8, weight_decay=decay)
+    for step in range(1, 4):
+        hyper = (lr, 1 / (1 - _BETAS[0] ** step), 1 / (1 - _BETAS[1] ** step), decay, scale, 8.0)
+        state = _lehdc_step(
+            space, state, space.backend.asarray(H, dtype=space.dtype), space.indices(t), None, hyper
+        )
+        clipped = torch.clamp(w, -1, 1)
+        sign = clipped + (torch.where(w >= 0, 1.0, -1.0).double() - clipped).detach()  # the STE
+        logits = scale / np.sqrt(space.width) * torch.tensor(H) @ sign.T
+        adam.zero_grad()
+        torch.nn.functional.cross_entropy(logits, torch.tensor(t)).backward()
+        adam.step()
+    mine = np.asarray(space.backend.to_numpy(state[0]), dtype=np.float64)
+    np.testing.assert_allclose(mine, w.detach().numpy(), atol=1e-4)

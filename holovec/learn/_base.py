@@ -125,7 +125,7 @@ class HDEstimator(BaseEstimator):
             enc = clone(enc)
             given = enc.get_params(deep=False) | {"seed": enc.chosen_seed()}
             self._check_agree({k: given[k] for k in _SHARED}, mine, "encoder")
-            if isinstance(given["encoder"], Encoder):
+            if isinstance(given.get("encoder"), Encoder):  # (TimeSeriesEncoder has none)
                 self._check_holovec_encoder(given["encoder"])
             enc.set_params(**{k: v for k, v in mine.items() if v is not None})
             return enc

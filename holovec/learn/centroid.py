@@ -51,7 +51,11 @@ def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndar
                 "on its first call"
             )
         return estimator.classes_
-    classes = sorted_classes(host_labels(classes), "classes")
+    labels = host_labels(classes)
+    try:  # (checked as fit checks y: 1-D, no NaN, no continuous values)
+        classes = sorted_classes(class_labels(labels, np.size(labels)), "classes")
+    except ValueError as error:
+        raise ValueError(f"classes must be a 1-D array of class labels: {error}") from None
     if first and len(classes) < 2:
         raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
     if not first and not np.array_equal(classes, estimator.classes_):

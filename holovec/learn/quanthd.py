@@ -63,6 +63,24 @@ def _with_levels(levels: int) -> tuple[Any, Any]:
 _BY_LEVELS: dict[int, tuple[Any, Any]] = {}
 
 
+def _check_quantised(Q: np.ndarray, P: np.ndarray, levels: int) -> None:
+    """``ValueError`` unless saved prototypes ``Q`` are the quantised real prototypes ``P``
+    (checked on the host in float64: an element may differ only where it lies within
+    rounding of a step of the quantiser, as another backend may round it)."""
+    rms = np.sqrt(np.mean(P * P, axis=1, keepdims=True))
+    step = np.where(rms > 0, rms * (1.2 / math.sqrt(levels) if levels else 1.0), 1.0)
+    x = P / step
+    if levels == 0:
+        q, edge = np.where(x >= 0, 1.0, -1.0), np.abs(x)
+    else:
+        q, edge = np.clip(np.round(x), -levels, levels), np.abs(np.abs(x - np.floor(x)) - 0.5)
+    if np.any((q != Q) & (edge > 1e-4)):
+        raise ValueError(
+            "QuantHDClassifier: the saved prototypes_ must be the quantised real_prototypes_, "
+            "as training leaves them"
+        )
+
+
 @shared_parameters
 class QuantHDClassifier(AdaptHDClassifier):
     """Class prototypes of ``bits`` bits per element, retrained with the quantised model in
@@ -194,6 +212,7 @@ class QuantHDClassifier(AdaptHDClassifier):
             space = self.space_
             self.real_prototypes_ = space.backend.asarray(real, dtype=space.dtype)
             self._check_saved_range(self.real_prototypes_, "the real prototypes", power=2)
+            _check_quantised(host, np.asarray(real, np.float64), levels)
         elif getattr(self, "class_sums_", None) is not None:
             raise ValueError("real_prototypes_ and class_sums_ are saved together, or neither")
         super().restore_derived()

@@ -130,6 +130,13 @@ class _Retraining(PrototypeClassifier):
         if sums is not None:
             if np.any(counts < 0) or np.any(counts != np.round(counts)):
                 raise ValueError("class_counts_ must be counts of samples (whole numbers >= 0)")
+            # a sum of unit rows is no longer than their count
+            if np.any(
+                np.sqrt(np.sum(np.square(sums, dtype=np.float64), axis=1)) > counts * (1 + 1e-4) + 1e-6
+            ):
+                raise ValueError(
+                    "class_sums_ must be sums of class_counts_ unit encodings (longer than the count)"
+                )
             self.class_counts_ = np.asarray(counts, dtype=np.float64)
             self.class_sums_ = self.space_.backend.asarray(sums, dtype=self.space_.dtype)
             self._check_saved_range(self.class_sums_, "the class sums", power=2)
