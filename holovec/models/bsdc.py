@@ -216,6 +216,8 @@ class BSDC(SparseBinaryModel):
         if self.binding == "cdt":
             self.is_commutative = True
             self.is_exact_inverse = False
+        else:  # a cyclic shift by the key's index: it commutes with permute's cyclic shift
+            self.bind_commutes_with_permute = True
         n_active = _n_active(dim, density)
         self._n_active = n_active
         super().__init__(dim, backend, **kwargs)

@@ -46,6 +46,8 @@ class FiniteStateAutomaton(Structure):
     seed:
         Seed of the state and input symbols.
 
+    Notes
+    -----
     Capacity: reading a next state is a key-value lookup among the ``k`` transitions with
     the states as candidates, right with the probability
     ``holovec.capacity.accuracy(model, dim, n_states, k, query="lookup")``

@@ -57,6 +57,8 @@ class Graph(Structure):
     seed:
         Seed of the node symbols (the ``GraphEncoder`` of this seed encodes the same vector).
 
+    Notes
+    -----
     Capacity: with ``E`` edges, a present edge scores about ``1/sqrt(E)`` against the
     graph (MAP, BSC: ``sqrt(2/(pi E))``), an absent one ``N(0, 1/dim)``: :meth:`has_edge`'s
     default threshold ``4.5/sqrt(dim)`` keeps false edges near 3 in a million, and misses

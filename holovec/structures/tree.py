@@ -45,6 +45,8 @@ class Tree(Structure):
     seed:
         Seed of the role and value symbols.
 
+    Notes
+    -----
     A leaf may not sit on the path to another leaf (leaves are the ends of paths).
     Capacity: reading a leaf is a key-value lookup among ``k`` leaves and the distinct
     values as candidates, right with the probability
