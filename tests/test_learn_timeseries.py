@@ -199,3 +199,16 @@ def test_works_in_pipelines_grid_search_clone_and_pickle():
     enc = _encoder(time_bandwidth=3.0).fit(X)
     assert clone(enc).get_params() == enc.get_params()
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(enc)).transform(X), enc.transform(X))
+
+
+def test_saving_an_estimator_on_a_series_encoder_is_refused_clearly(tmp_path):
+    """The estimator file holds an HDEncoder's parameters; a TimeSeriesEncoder's fitted ranges
+    are not among them: a TypeError saying to pickle (it used to fail with AttributeError)."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 2, 30)), np.arange(20) % 2
+    clf = CentroidClassifier(encoder=TimeSeriesEncoder(dim=128, seed=0)).fit(X, y)
+    with pytest.raises(TypeError, match="pickle"):
+        clf.save(tmp_path / "clf.npz")
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))

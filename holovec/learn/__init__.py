@@ -21,7 +21,7 @@ holovec                    what it learns                                       
 ``HDKMeans``               clusters: spherical k-means of the encodings
 ``ConformalClassifier``    prediction sets with guaranteed coverage, any model
 ``HDEncoder``              features (or texts, images...) to hypervectors         ``embeddings``
-``TimeSeriesEncoder``      time series to hypervectors (values, times, channels) 
+``TimeSeriesEncoder``      time series to hypervectors (values, times, channels)
 =========================  =====================================================  ==================
 """
 

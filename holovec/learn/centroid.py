@@ -52,6 +52,7 @@ def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndar
             )
         return estimator.classes_
     labels = host_labels(classes)
+    sorted_classes(labels, "classes")  # labels that cannot be sorted together: a TypeError
     try:  # (checked as fit checks y: 1-D, no NaN, no continuous values)
         classes = sorted_classes(class_labels(labels, np.size(labels)), "classes")
     except ValueError as error:

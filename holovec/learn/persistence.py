@@ -66,6 +66,12 @@ def _plain_params(params: dict[str, Any], where: str = "") -> dict[str, Any]:
 def _estimator_params(estimator: Any) -> dict[str, Any]:
     params = estimator.get_params(deep=False)
     enc = params.pop("encoder")
+    if isinstance(enc, HDEncoder) and type(enc) is not HDEncoder:
+        # a subclass (TimeSeriesEncoder) fits state that this format does not describe
+        raise TypeError(
+            f"cannot save an estimator whose encoder is a {type(enc).__name__}: the file format holds "
+            "an HDEncoder's parameters only (pickle the estimator instead)"
+        )
     if isinstance(enc, HDEncoder):
         if enc.encoder is not None:
             raise TypeError(
@@ -120,6 +126,7 @@ def save(estimator: Any, path: str | PathLike | Any) -> None:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator, "encoder_")
+    params = _estimator_params(estimator)  # an encoder this format cannot hold: a TypeError first
     enc, model = estimator.encoder_, estimator.model_
     inner = enc.encoder_
     arrays: dict[str, np.ndarray] = {}
@@ -150,7 +157,7 @@ def save(estimator: Any, path: str | PathLike | Any) -> None:
     n_features = getattr(enc, "n_features_in_", None)
     metadata = {
         "estimator": type(estimator).__name__,
-        "params": _estimator_params(estimator),
+        "params": params,
         "encoder": {
             "params": _plain_params(enc.get_params(deep=False) | {"encoder": None}, "encoder."),
             "seed": str(enc.seed_),
