@@ -138,8 +138,19 @@ class Hopfield:
         self._n += lifted.shape[0]
 
     def _state(self, rows: Any) -> Any:
-        """Vectors as states of the network: their sum form, projected onto it."""
-        return self.model.lift(self.model.normalize(rows))
+        """Vectors as states of the network: their sum form, projected onto it. Vectors of
+        the model are states already (+-1, unit phasors); only others (MAP-I's integer
+        bundles) pay for the model's projection, whose seeded tie-break reads every element."""
+        model, xp = self.model, self.model.xp
+        lifted = model.lift(rows)
+        if lifted.shape[0] == 0:
+            return lifted
+        if not model.backend.is_traced(lifted) and not xp.isdtype(lifted.dtype, "complex floating"):
+            # +-1 already: two reductions and a zero test (no temporary of the batch's size
+            # beyond a bool mask; fresh memory is what costs here)
+            if bool(xp.max(lifted) <= 1) and bool(xp.min(lifted) >= -1) and not bool(xp.any(lifted == 0)):
+                return lifted
+        return model.lift(model.normalize(rows))
 
     def weight_matrix(self) -> Any:
         """The weights ``W`` ``(dim, dim)``: ``W[i, j] = sum_p p_i conj(p_j)``, zero on the

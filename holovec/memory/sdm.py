@@ -185,11 +185,15 @@ class SparseDistributedMemory:
                 f"addresses and contents must have the same shape (one content per address), "
                 f"got {tuple(addresses.shape)} and {tuple(contents.shape)}"
             )
-        m = self._model
+        m, xp = self._model, self._model.xp
         counters = self._counters
-        for s in self._chunks(a):
-            mask = act.active(m, a[s], self._locations, self._floor)
-            counters = counters + act.weighted_sum(m, mask, m.lift(c[s]), transpose=True)
+        # every update reads and writes all the counters: one per group of ``dim`` addresses,
+        # whose 0/1 activations take the counters' own size (the similarities still in chunks)
+        for start in range(0, a.shape[0], m.dim):
+            g = slice(start, min(start + m.dim, a.shape[0]))
+            masks = [act.active(m, a[g][s], self._locations, self._floor) for s in self._chunks(a[g])]
+            mask = masks[0] if len(masks) == 1 else xp.concat(masks, axis=0)
+            counters = counters + act.weighted_sum(m, mask, m.lift(c[g]), transpose=True)
         self._counters = counters
         self._n_written += a.shape[0]
 
