@@ -3,6 +3,7 @@ progress and the check that training stayed finite (private)."""
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ class Batch:
         return out[: self.n]
 
 
-class HDEstimator(BaseEstimator):
+class HDEstimator(BaseEstimator, metaclass=ABCMeta):
     """Base of the estimators: builds the encoder (``encoder_``) and the model (``model_``)
     from the parameters, and iterates over encoded minibatches.
 
@@ -324,12 +325,12 @@ class HDEstimator(BaseEstimator):
 
     # -- the hooks of holovec.learn.load (see holovec.learn.persistence) --------------------
     @classmethod
+    @abstractmethod
     def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         """The fitted state a saved estimator of this class holds, for checking a file
         before its arrays are read: each attribute's shape (an array of the learning
         space's floats; ``()``: a number), given the classes (``None`` for a regressor)
         and the learning space's width."""
-        raise NotImplementedError
 
     @classmethod
     def stream_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
@@ -337,10 +338,10 @@ class HDEstimator(BaseEstimator):
         the estimator has it, as float64; ``()``: a number): none by default."""
         return {}
 
+    @abstractmethod
     def restore_derived(self) -> None:
         """After :func:`~holovec.learn.load` set the saved state: that state checked as a
         fit leaves it (``ValueError`` otherwise), and what derives from it made again."""
-        raise NotImplementedError
 
     def save(self, path: Any) -> None:
         """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back
