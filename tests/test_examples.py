@@ -162,6 +162,18 @@ def check_structures(ns: dict, out: str) -> None:
     assert ns["measured"][0] >= 0.99 and ns["measured"][-1] < 0.2
 
 
+def check_time_series_classification(ns: dict, out: str) -> None:
+    assert "GunPoint: (4, 1, 150) -> (4, 4000) complex64" in out
+    accuracy = ns["accuracy"]
+    for name in ns["SETS"]:
+        reference = accuracy[name, "MiniROCKET (aeon)"]
+        # the goal, and what the tutorial says: within 0.02 of MiniROCKET
+        assert accuracy[name, "TimeSeriesEncoder + ridge"] >= reference - 0.02 - 1e-9, (name, accuracy)
+    assert accuracy["BasicMotions", "TimeSeriesEncoder + centroid"] >= 0.95
+    similarity = ns["similarity"]  # the last bandwidth's shift curve starts at 1 and falls
+    assert similarity[0] > 0.999 and similarity[-1] < 0.5
+
+
 EXPECTATIONS = {
     "cleanup_memory": check_cleanup_memory,
     "digits_classification": check_digits_classification,
@@ -172,15 +184,20 @@ EXPECTATIONS = {
     "ngram_text_classification": check_ngram_text_classification,
     "resonator_scene": check_resonator_scene,
     "switching_backends": check_switching_backends,
+    "time_series_classification": check_time_series_classification,
 }
 
 #: the tutorials of holovec.learn, which need scikit-learn
-NEEDS_SKLEARN = {"digits_classification", "language_identification"}
+NEEDS_SKLEARN = {"digits_classification", "language_identification", "time_series_classification"}
+#: the tutorials that load aeon's data sets (the [timeseries] extra)
+NEEDS_AEON = {"time_series_classification"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTATIONS))
 def test_example_results(name, capsys, monkeypatch):
     if name in NEEDS_SKLEARN:
         pytest.importorskip("sklearn")  # holovec.learn needs the [learn] extra
+    if name in NEEDS_AEON:
+        pytest.importorskip("aeon")
     namespace, out = run_example(name, capsys, monkeypatch)
     EXPECTATIONS[name](namespace, out)

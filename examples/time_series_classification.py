@@ -1,0 +1,135 @@
+"""Time series: gestures, vowels and motions as hypervectors
+==========================================================
+
+:class:`~holovec.learn.TimeSeriesEncoder` turns a time series (one channel or several,
+of any length, evenly spaced or with timestamps) into one hypervector: every value is
+bound to a code of its time and a key of its channel, and the bound vectors are
+bundled. The vector goes to any holovec classifier. This tutorial classifies three
+sets of the UCR/UEA archive that `aeon <https://www.aeon-toolkit.org>`_ ships inside
+its wheel (nothing is downloaded), with aeon's MiniROCKET, a strong convolutional
+classifier, as the reference on the same splits:
+
+- GunPoint: 1 channel, 150 steps, 2 classes (drawing a gun or pointing);
+- JapaneseVowels: 12 channels (cepstral coefficients), 7 to 29 steps, 9 speakers;
+- BasicMotions: 6 channels (accelerometer, gyroscope), 100 steps, 4 activities.
+
+Install the data sets and MiniROCKET with ``pip install -e ".[timeseries]"``.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from aeon.datasets import load_classification
+from aeon.transformations.collection.convolution_based import MiniRocket
+from aeon.transformations.collection.unequal_length import Padder
+from sklearn.linear_model import RidgeClassifierCV
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from holovec.learn import CentroidClassifier, RidgeHDClassifier, TimeSeriesEncoder
+
+DIM = 4000
+SETS = ("GunPoint", "JapaneseVowels", "BasicMotions")
+data = {name: (*load_classification(name, split="train"), *load_classification(name, split="test")) for name in SETS}
+for name, (X_train, y_train, X_test, y_test) in data.items():
+    lengths = sorted({x.shape[-1] for x in X_train})
+    shape = f"{len(X_train)} x {X_train[0].shape[0]} channels x {lengths[0]}" + (
+        f"..{lengths[-1]} steps" if len(lengths) > 1 else " steps"
+    )
+    print(f"{name:15s} train {shape}, test {len(X_test)}, {len(np.unique(y_train))} classes")
+
+# %%
+# The encoding
+# ------------
+# A series ``x[c, t]`` becomes the mean over channels and steps of
+# ``key[c] * value[c](x[c, t]) * time(t)``: the value is a fractional power encoding
+# (FPE) of where it lies in its channel's training range, the time an FPE of the step's
+# place in the series (0 at the start, 1 at the end). Two FPE codes are similar when their
+# numbers are close, ``sinc(bandwidth * distance)``, so two series are similar when they
+# take similar values at similar times. Series of any length compare, since time is
+# measured as a fraction of the series: JapaneseVowels comes as a list of arrays of
+# different lengths and is encoded as it is.
+X_train, y_train, X_test, y_test = data["GunPoint"]
+encoder = TimeSeriesEncoder(dim=DIM, seed=0).fit(X_train)
+H = encoder.transform(X_test[:4])
+print(f"GunPoint: {X_test[:4].shape} -> {H.shape} {H.dtype}")
+
+# %%
+# Classifying
+# -----------
+# The encoder is the ``encoder=`` of a classifier (it is fitted on the training series
+# with the classifier). The centroid rule keeps one bundle per class; the ridge read-out
+# (:class:`~holovec.learn.RidgeHDClassifier`) fits a linear map from the hypervectors to
+# the classes, which is what MiniROCKET does with its features too.
+#
+# MiniROCKET convolves each series with 84 fixed kernels at several dilations and keeps,
+# for each of about 10,000 (kernel, dilation, bias) triples, the proportion of positive
+# values; scikit-learn's ``RidgeClassifierCV`` learns on those. It needs series of equal
+# length, so JapaneseVowels is padded with aeon's ``Padder`` for it.
+
+
+def minirocket(X_train, y_train, X_test, y_test):
+    if isinstance(X_train, list):  # unequal lengths: pad to the longest, as aeon does
+        padder = Padder().fit(X_train + X_test)
+        X_train, X_test = padder.transform(X_train), padder.transform(X_test)
+    clf = make_pipeline(
+        MiniRocket(random_state=0),
+        StandardScaler(with_mean=False),
+        RidgeClassifierCV(alphas=np.logspace(-3, 3, 10)),
+    )
+    return clf.fit(X_train, y_train).score(X_test, y_test)
+
+
+methods = {
+    "TimeSeriesEncoder + centroid": lambda: CentroidClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
+    "TimeSeriesEncoder + ridge": lambda: RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
+}
+accuracy = {}
+for name, (X_train, y_train, X_test, y_test) in data.items():
+    for method, make in methods.items():
+        accuracy[name, method] = make().fit(X_train, y_train).score(X_test, y_test)
+    accuracy[name, "MiniROCKET (aeon)"] = minirocket(X_train, y_train, X_test, y_test)
+
+columns = [*methods, "MiniROCKET (aeon)"]
+print(f"{'test accuracy':15s}" + "".join(f"{c:>31s}" for c in columns))
+for name in SETS:
+    print(f"{name:15s}" + "".join(f"{accuracy[name, c]:31.3f}" for c in columns))
+
+# %%
+# The ridge read-out on the hypervectors is within 0.02 of MiniROCKET on each set; the
+# centroid rule, one pass with no fitted weights, is close on the multichannel sets and
+# behind on GunPoint, whose two classes differ by a small change in the curve's shape.
+#
+# The time bandwidth
+# ------------------
+# ``time_bandwidth`` sets how precisely a value's time counts: a series and its copy
+# shifted by a fraction ``d`` of its length keep a similarity near
+# ``sinc(time_bandwidth * d)``. Small bandwidths make the code tolerant of when things
+# happen; large ones pin them. The curve below shifts GunPoint's first series.
+series = data["GunPoint"][0][0, 0]
+shifts = np.arange(0, 40)
+shifted = np.stack([np.roll(series, s) for s in shifts])[:, None, :]
+fig, ax = plt.subplots(figsize=(6, 3.2))
+for bandwidth in (2.0, 8.0, 32.0):
+    enc = TimeSeriesEncoder(dim=DIM, time_bandwidth=bandwidth, seed=0).fit(data["GunPoint"][0])
+    V = enc.transform(shifted)
+    similarity = np.real(V @ V[0].conj()) / (np.linalg.norm(V, axis=1) * np.linalg.norm(V[0]))
+    ax.plot(shifts / series.size, similarity, label=f"time_bandwidth={bandwidth:g}")
+ax.set_xlabel("shift (fraction of the series)")
+ax.set_ylabel("cosine to the unshifted series")
+ax.legend()
+fig.tight_layout()
+
+# %%
+# Choosing the bandwidths
+# -----------------------
+# The encoder is a scikit-learn estimator, so its parameters are searched like any
+# other's: here by 3-fold cross-validation on GunPoint's training series only.
+X_train, y_train, X_test, y_test = data["GunPoint"]
+search = GridSearchCV(
+    RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
+    {"encoder__time_bandwidth": [2.0, 8.0, 32.0]},
+    cv=3,
+).fit(X_train, y_train)
+chosen = {key.split("__")[1]: value for key, value in search.best_params_.items()}
+print(f"GunPoint, chosen by cross-validation: {chosen}, test accuracy {search.score(X_test, y_test):.3f}")
