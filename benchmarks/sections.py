@@ -15,6 +15,7 @@ from . import (
     jax_sharded,
     memory,
     search_engines,
+    timeseries,
     trained,
 )
 from .cases import run_ops
@@ -146,6 +147,7 @@ _SECTIONS = (
     memory.SECTION,
     clustering.SECTION,
     trained.SECTION,
+    timeseries.SECTION,
 )
 #: the sections in the order they run and print
 SECTIONS = {s.name: s for s in _SECTIONS}
