@@ -240,6 +240,23 @@ def test_clustering_and_trained_sections_time_holovec_against_their_references(t
         assert f"{section}" in text and "backend: numpy" in text
 
 
+def test_timeseries_section_puts_minirocket_beside_the_encoder(tmp_path):
+    """The timeseries section, tiny, NumPy: each of the three sets has a row per method,
+    timed on both sides (MiniROCKET the baseline), with both accuracies and the goal line."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("aeon")
+    path, out = tmp_path / "ts.json", io.StringIO()
+    argv = ["--sections", "timeseries", "--quick", "--dim", "256", "--backend", "numpy"]
+    assert main([*argv, "--quiet", "--repeat", "1", "--budget", "0", "--json", str(path)], out=out) == 0
+    text, data = out.getvalue(), json.loads(path.read_text())
+    rows = [r for r in data["rows"] if r["section"] == "timeseries"]
+    assert {r["label"].split(":")[0] for r in rows} == {"GunPoint", "JapaneseVowels", "BasicMotions"}
+    for r in rows:
+        assert r["times"]["holovec"]["best"] > 0 and r["times"]["baseline"]["best"] > 0, r["label"]
+        assert r["info"][0].startswith("accuracy ") and r["label"] in text
+    assert text.count("goal ") == 3 and "MiniROCKET" in text
+
+
 @pytest.mark.filterwarnings("ignore:'benchmarks.canonical_order' found in sys.modules:RuntimeWarning")
 def test_old_module_spelling_runs_its_section(monkeypatch, capsys):
     """``python -m benchmarks.canonical_order --quick`` is ``--sections canonical-order``."""
