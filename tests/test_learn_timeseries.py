@@ -167,7 +167,7 @@ def test_refuses_bad_series_timestamps_and_parameters():
     with pytest.raises(ValueError, match="levels"):
         _encoder(values="level", levels=1).fit(X)
     with pytest.raises(ValueError, match="time_bandwidth"):
-        _encoder(time_bandwidth=0).fit(X)
+        _encoder(time_bandwidth=-1.0).fit(X)
     with pytest.raises(ValueError, match="regenerate"):
         NeuralHDClassifier(encoder=_encoder()).fit(X, np.arange(6) % 2)
 

@@ -13,9 +13,9 @@ from sklearn.utils import check_array
 
 from .._validation import check_known_shape
 from ..backends.arrays import check_has_data
-from ._data import is_framework_array
+from ._data import is_framework_array, take_rows
 
-__all__ = ["Ragged", "check_series", "check_timestamps", "length_groups", "normalised_times"]
+__all__ = ["Ragged", "check_series", "check_timestamps", "host_series", "length_groups", "normalised_times"]
 
 
 @dataclass(frozen=True)
@@ -158,3 +158,13 @@ def length_groups(X: Ragged, stamps: list | None) -> Iterator[tuple[np.ndarray, 
         block = np.stack([X.series[i] for i in index])
         times = None if stamps is None else np.stack([np.atleast_2d(stamps[i])[0] for i in index])
         yield index, block, times
+
+
+def host_series(X: Any, index: np.ndarray, backend: Any) -> list[np.ndarray]:
+    """The series ``index`` of checked ``X`` as host float32 arrays ``(n_channels, length)``
+    (a framework's array read back through ``backend``)."""
+    if isinstance(X, Ragged):
+        return [X.series[i].astype(np.float32) for i in index]
+    rows = take_rows(X, index)
+    host = backend.to_numpy(backend.asarray(rows)) if is_framework_array(rows) else rows
+    return list(np.asarray(host, dtype=np.float32))

@@ -8,14 +8,15 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._params import POSITIVE, POSITIVE_INT, Flag, Interval, Options
+from .._params import NON_NEGATIVE, POSITIVE, POSITIVE_INT, Flag, Interval, Options
 from ..encoders import FractionalPowerEncoder, LevelEncoder
 from ..models import model_class, model_names
 from ..random import check_seed, fold_in, fresh_seed
 from ..vsa import VSA
 from ._data import batches, is_framework_array, n_rows, take_rows
+from ._minirocket import N_KERNELS, encode, fit_parameters
 from ._seed import RANDOM_STATE
-from ._series import Ragged, check_series, check_timestamps, length_groups, normalised_times
+from ._series import Ragged, check_series, check_timestamps, host_series, length_groups, normalised_times
 from .encoding import HDEncoder
 
 __all__ = ["TimeSeriesEncoder"]
@@ -44,7 +45,33 @@ class TimeSeriesEncoder(HDEncoder):
     ``sinc(time_bandwidth * (a - b))``: values at nearby times add up alike, so a series
     and its copy shifted by a fraction ``d`` of its length stay similar while
     ``d < 1 / time_bandwidth`` (HDC-MiniROCKET's time encoding, Schlegel, Neubert and
-    Protzel 2022; ``time_bandwidth`` is their scale of the timestamps).
+    Protzel 2022; ``time_bandwidth`` is their scale of the timestamps). At
+    ``time_bandwidth=0`` every time code is the identity: a bag of the values.
+
+    ``features="minirocket"`` encodes MiniRocket's convolution features instead of the
+    values (HDC-MiniROCKET, Schlegel, Neubert and Protzel, IJCNN 2022). MiniRocket
+    (Dempster, Schmidt and Webb, KDD 2021) convolves the series (a random subset of its
+    channels summed, for a multivariate one) with 84 fixed kernels at dilations fitted
+    to the longest training series, and thresholds each convolution at biases fitted on
+    training series: ``F = dim`` features, whose indicators ``v_t[f] = +1`` where the
+    convolution exceeds the bias at step ``t``, else ``-1``, form a vector ``v_t`` of
+    the model (``finish_sum`` of the +-1 array). They are bound to the time and averaged:
+
+        ``h = sum_t (w_t v_t) * time(tau_t)``
+
+    with the weights ``w_t[f] = 1/n_f`` (elementwise) over the ``n_f`` steps that
+    feature ``f``'s convolution covers (all for a zero-padded one; those where the
+    kernel lies inside the series for the others, as MiniRocket alternates), else 0.
+
+    At ``time_bandwidth=0`` the element ``h[f]`` is ``2 PPV_f - 1`` (times the scale of
+    the model's ``finish_sum``), where ``PPV_f`` is MiniRocket's feature (the proportion
+    of steps above the bias): exactly MiniRocket; a positive ``time_bandwidth`` tells
+    where in the series each pattern occurs. ``dim`` must be a multiple of 84 (each
+    kernel has ``dim // 84`` features; another dim is a ``ValueError``); the default is
+    MiniRocket's 10,000 features rounded down as MiniRocket does: 9996. Series of any
+    length encode: a feature whose kernel reaches past both ends of a shorter series
+    without zero padding covers no step and gives 0; a series shorter than 9 steps at
+    ``fit`` gets dilation 1. Its fitted parameters are ``minirocket_``.
 
     Needs a model with a phasor form (FHRR, HRR): the time encoding is an FPE. Output
     rows are vectors of the model (complex for FHRR; not unit phasors, a mean of them),
@@ -57,7 +84,11 @@ class TimeSeriesEncoder(HDEncoder):
     model : str, default "FHRR"
         A model with a phasor form (see above).
     dim : int or None, default None
-        Dimension of the hypervectors (None: 10000).
+        Dimension of the hypervectors (None: 10000; 9996 for ``features="minirocket"``).
+    features : {"values", "minirocket"}, default "values"
+        What is bound to the time: the values of the channels, or MiniRocket's features
+        (see above; ``values``, ``value_bandwidth``, ``levels`` and ``out_of_range`` are
+        then unused).
     values : {"fpe", "level"}, default "fpe"
         The value encoding: an FPE of ``value_bandwidth`` sinc widths across the channel's
         range (continuous), or ``levels`` level codes (:class:`~holovec.encoders.LevelEncoder`).
@@ -67,7 +98,8 @@ class TimeSeriesEncoder(HDEncoder):
     levels : int, default 32
         Number of levels of ``values="level"``.
     time_bandwidth : float, default 8.0
-        Sharpness of the time FPE, as above for times ``d`` apart (a fraction of the series).
+        Sharpness of the time FPE, as above for times ``d`` apart (a fraction of the
+        series); 0: no time code.
     out_of_range : {"clip", "error"}, default "clip"
         Values outside a channel's training range at ``transform``: clipped to it (they
         encode as the range's ends, as a level code would), or a ``ValueError`` naming the
@@ -88,6 +120,8 @@ class TimeSeriesEncoder(HDEncoder):
     length_ : int or None
         The length at fit (``None`` for a ragged list).
     channel_keys_ : the channels' key vectors, ``(n_channels, vector_length)``
+    minirocket_ : MiniRocket's fitted parameters (dilations, features per dilation,
+        channels, biases; ``features="minirocket"`` only, else None)
     n_features_in_ : int (``any_length=False`` only)
 
     Examples
@@ -103,6 +137,11 @@ class TimeSeriesEncoder(HDEncoder):
     >>> clf = CentroidClassifier(encoder=enc).fit(X, y)
     >>> bool(clf.score(X, y) > 0.9)
     True
+    >>> rocket = TimeSeriesEncoder(features="minirocket", dim=84 * 4, time_bandwidth=2.0, seed=0)
+    >>> rocket.fit_transform(X).shape
+    (20, 336)
+    >>> bool(CentroidClassifier(encoder=rocket).fit(X, y).score(X, y) > 0.9)
+    True
     """
 
     def __init__(
@@ -110,6 +149,7 @@ class TimeSeriesEncoder(HDEncoder):
         model: str = "FHRR",
         dim: int | None = None,
         *,
+        features: str = "values",
         values: str = "fpe",
         value_bandwidth: float = 8.0,
         levels: int = 32,
@@ -124,6 +164,7 @@ class TimeSeriesEncoder(HDEncoder):
     ) -> None:
         self.model = model
         self.dim = dim
+        self.features = features
         self.values = values
         self.value_bandwidth = value_bandwidth
         self.levels = levels
@@ -138,10 +179,11 @@ class TimeSeriesEncoder(HDEncoder):
 
     # (its own table, not merged with HDEncoder's: see _check_own_parameters)
     _own_rules: ClassVar[dict[str, Any]] = {
+        "features": Options("values", "minirocket"),
         "values": Options("fpe", "level"),
         "value_bandwidth": POSITIVE,
         "levels": Interval(2, integral=True),
-        "time_bandwidth": POSITIVE,
+        "time_bandwidth": NON_NEGATIVE,
         "out_of_range": Options("clip", "error"),
         "any_length": Flag(),
         "batch_size": POSITIVE_INT,
@@ -149,6 +191,8 @@ class TimeSeriesEncoder(HDEncoder):
     }
     #: (the holovec encoder HDEncoder wraps: none; read by code written for HDEncoder)
     encoder = None
+    #: (a class default: encoders pickled before the parameter existed read it)
+    features = "values"
 
     def _check_own_parameters(self) -> None:
         for name, rule in self._own_rules.items():
@@ -165,12 +209,20 @@ class TimeSeriesEncoder(HDEncoder):
         self._check_own_parameters()
         seed = self.chosen_seed()
         self.seed_ = check_seed(seed) if seed is not None else fresh_seed()
-        dim = 10000 if self.dim is None else self.dim
+        rocket = self.features == "minirocket"
+        dim = (N_KERNELS * (10000 // N_KERNELS) if rocket else 10000) if self.dim is None else self.dim
         model = VSA.create(self.model, dim, self.backend, device=self.device, seed=self.seed_)
         if not model.has_phasor_form:
             raise TypeError(
                 f"TimeSeriesEncoder encodes time by a fractional power encoding, which needs a model "
                 f"with a phasor form ({', '.join(_phasor_models())}); {model.name} has none"
+            )
+        if rocket and model.dim % N_KERNELS:
+            low = max(N_KERNELS, model.dim // N_KERNELS * N_KERNELS)
+            raise ValueError(
+                f"TimeSeriesEncoder with features='minirocket' needs dim a multiple of {N_KERNELS} (its "
+                f"{N_KERNELS} kernels have dim // {N_KERNELS} features each), got {model.dim}; use "
+                f"{low} or {low + N_KERNELS} (MiniRocket's 10,000 features are dim=9996, the default)"
             )
         self.model_ = model
         self.encoder_ = None  # (no holovec encoder inside, as for HDEncoder's "precomputed")
@@ -178,6 +230,17 @@ class TimeSeriesEncoder(HDEncoder):
         self.value_min_, self.value_max_ = self._ranges(X)
         self.n_channels_ = X.n_channels if isinstance(X, Ragged) else int(X.shape[1])
         self.length_ = None if isinstance(X, Ragged) else int(X.shape[-1])
+        self.minirocket_ = None
+        if rocket:  # dilations for the longest training series (sktime's reference_length="max")
+            longest = max(s.shape[-1] for s in X.series) if isinstance(X, Ragged) else self.length_
+            self.minirocket_ = fit_parameters(
+                lambda index: host_series(X, index, model.backend),
+                n_rows(X),
+                self.n_channels_,
+                longest,
+                model.dim,
+                self._sub_seed("minirocket"),
+            )
         self._make_codes()
         return X
 
@@ -187,7 +250,9 @@ class TimeSeriesEncoder(HDEncoder):
     def _make_codes(self) -> None:
         model = self.model_
         time_seed, value_seed = self._sub_seed("time"), self._sub_seed("values")
-        self.time_encoder_ = FractionalPowerEncoder(model, 0.0, 1.0, self.time_bandwidth, seed=time_seed)
+        self.time_encoder_ = None  # (time_bandwidth 0: every time code is the identity)
+        if self.time_bandwidth > 0:
+            self.time_encoder_ = FractionalPowerEncoder(model, 0.0, 1.0, self.time_bandwidth, seed=time_seed)
         if self.values == "fpe":
             self.value_encoder_ = FractionalPowerEncoder(
                 model, 0.0, 1.0, self.value_bandwidth, seed=value_seed
@@ -255,7 +320,7 @@ class TimeSeriesEncoder(HDEncoder):
         ``out_of_range="error"``): series ``(n, C, L)`` for :meth:`encode_checked`."""
         check_is_fitted(self, "model_")
         X = self._checked(X, reset=False)
-        if self.out_of_range == "error":
+        if self.out_of_range == "error" and self.features == "values":
             low, high = self._extremes(X)
             bad = np.flatnonzero((low < self.value_min_) | (high > self.value_max_))
             if bad.size:
@@ -304,6 +369,8 @@ class TimeSeriesEncoder(HDEncoder):
     def _encode_block(self, X: Any, stamps: np.ndarray | None) -> Any:
         """Series of one length ``(n, C, L)`` -> ``(n, vector_length)``: chunks of series
         encoded, bound and summed by broadcasting (no loop over series or steps)."""
+        if self.features == "minirocket":
+            return self._encode_minirocket(X, stamps)
         model = self.model_
         xp, backend = model.xp, model.backend
         wide = backend.default_float_dtype()
@@ -311,20 +378,39 @@ class TimeSeriesEncoder(HDEncoder):
         low = backend.asarray(self.value_min_, dtype=wide)[:, None]
         span = backend.asarray(self.value_max_ - self.value_min_, dtype=wide)[:, None]
         u = xp.clip((xp.astype(backend.asarray(X), wide) - low) / span, 0.0, 1.0)
-        tau = backend.asarray(normalised_times(stamps, length), dtype=wide)
         step = max(1, _CHUNK_ELEMENTS // (channels * length * model.dim))
-        shared = self.time_encoder_.encode(tau) if stamps is None else None  # (1, L, D), once
         parts = []
-        for start in range(0, n, step):
-            stop = min(n, start + step)
+        for start, stop, times in self._time_chunks(stamps, n, length, step):
             values = self.value_encoder_.encode(u[start:stop], clip=True)  # (b, C, L, D)
-            times = shared if stamps is None else self.time_encoder_.encode(tau[start:stop])  # (b, L, D)
-            per_channel = xp.sum(model.lift(model.bind(values, times[:, None, :, :])), axis=2)
+            bound = values if times is None else model.bind(values, times[:, None, :, :])
+            per_channel = xp.sum(model.lift(bound), axis=2)
             # binding distributes over the sum (FHRR, HRR): each channel's key bound once
             keyed = model.bind(per_channel, model.lift(self.channel_keys_)[None, :, :])
             parts.append(xp.sum(keyed, axis=1) * (1.0 / (channels * length)))
         out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         return xp.astype(out, model.dtype)
+
+    def _time_chunks(self, stamps: np.ndarray | None, n: int, length: int, step: int) -> Any:
+        """``(start, stop, time codes)`` for chunks of ``step`` series: the codes ``(1 or b,
+        L, D)`` of the steps' times (made once without ``stamps``), ``None`` at
+        ``time_bandwidth=0``."""
+        backend = self.model_.backend
+        tau = backend.asarray(normalised_times(stamps, length), dtype=backend.default_float_dtype())
+        encoder = self.time_encoder_
+        shared = None if encoder is None or stamps is not None else encoder.encode(tau)  # (1, L, D)
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            own = encoder is not None and stamps is not None
+            yield start, stop, encoder.encode(tau[start:stop]) if own else shared
+
+    def _encode_minirocket(self, X: Any, stamps: np.ndarray | None) -> Any:
+        """MiniRocket's per-step indicators as +-1 vectors bound to the time codes and
+        summed with their weights, in chunks of series (see :func:`~._minirocket.encode`)."""
+        n, _, length = (int(s) for s in X.shape)
+        step = max(1, _CHUNK_ELEMENTS // (length * self.model_.dim))
+        chunks = self._time_chunks(stamps, n, length, step)
+        x = self.model_.backend.asarray(X)
+        return encode(self.model_, self.minirocket_, x, chunks, shared_times=stamps is None)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -1,0 +1,332 @@
+"""MiniRocket's convolution features, kept per time step (private): the parameters fitted
+on training series, the indicators ``[conv[t] > bias]`` whose mean over time is
+MiniRocket's PPV feature, and their encoding bound to time codes (HDC-MiniROCKET).
+
+MiniRocket (Dempster, Schmidt and Webb, KDD 2021) convolves a series with 84 fixed
+kernels of length 9 (weight -1 at six taps and 2 at three: every choice of three of the
+nine taps) at a few dilations ``d`` spaced exponentially up to ``(L - 1) / 8`` for the
+training length ``L``; each kernel has ``n_features // 84`` features, split over the
+dilations. The convolution is "same" size (zeros outside the series) for half of the
+(kernel, dilation) pairs, alternately, and "valid" (only the steps ``4d <= t < L - 4d``
+where the kernel lies inside the series) for the others. Each feature has a bias: a
+quantile, at a low-discrepancy sequence of levels, of the convolution of a random
+training series. A multivariate series enters each (kernel, dilation) pair as the sum
+of a random subset of its channels. The arithmetic is float32, in the order of the
+authors' code (and aeon's), so that the features agree with theirs up to ties (the
+channels of a pair are summed before the convolution, not after: a rounding difference).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["KERNELS", "MiniRocketParameters", "encode", "fit_parameters", "indicators", "step_weights"]
+
+#: the taps of weight 2 of the 84 kernels (the other six taps have weight -1), in order
+KERNELS = np.array(list(itertools.combinations(range(9), 3)), dtype=np.int64)
+N_KERNELS = len(KERNELS)
+#: MiniRocket's default most dilations per kernel
+MAX_DILATIONS = 32
+#: at most this many channels are summed for one (kernel, dilation) pair
+MAX_CHANNELS = 9
+_GOLDEN = (np.sqrt(5.0) + 1.0) / 2.0
+
+
+@dataclass(frozen=True, eq=False)
+class MiniRocketParameters:
+    """MiniRocket's fitted parameters, in the layout of the authors' code (and of aeon's
+    ``MiniRocket.parameters``): features are ordered by dilation, then kernel, then the
+    kernel's features at that dilation; (kernel, dilation) pairs (combinations) by
+    dilation, then kernel.
+
+    Attributes
+    ----------
+    channel_counts : int ndarray (84 * n_dilations,)
+        The number of channels summed for each combination.
+    channel_indices : int ndarray (sum(channel_counts),)
+        Those channels, combination after combination.
+    dilations : int ndarray (n_dilations,)
+    features_per_dilation : int ndarray (n_dilations,)
+        Features of each kernel at each dilation.
+    biases : float32 ndarray (n_features,)
+    """
+
+    channel_counts: np.ndarray
+    channel_indices: np.ndarray
+    dilations: np.ndarray
+    features_per_dilation: np.ndarray
+    biases: np.ndarray
+
+    def __post_init__(self) -> None:
+        counts = np.asarray(self.channel_counts, dtype=np.int64)
+        object.__setattr__(self, "channel_counts", counts)
+        object.__setattr__(self, "channel_indices", np.asarray(self.channel_indices, dtype=np.int64))
+        object.__setattr__(self, "dilations", np.asarray(self.dilations, dtype=np.int64))
+        object.__setattr__(self, "features_per_dilation", np.asarray(self.features_per_dilation, np.int64))
+        object.__setattr__(self, "biases", np.asarray(self.biases, dtype=np.float32))
+        n_dilations = len(self.dilations)
+        if (
+            len(self.features_per_dilation) != n_dilations
+            or counts.shape != (N_KERNELS * n_dilations,)
+            or np.any(counts < 1)
+            or self.channel_indices.shape != (int(counts.sum()),)
+            or self.biases.shape != (self.n_features,)
+            or np.any(self.dilations < 1)
+        ):
+            raise ValueError(
+                "MiniRocket parameters disagree in their sizes: 84 channel counts (each >= 1) per "
+                "dilation, their channels, positive dilations and a bias per feature are needed"
+            )
+
+    @property
+    def n_features(self) -> int:
+        return N_KERNELS * int(self.features_per_dilation.sum())
+
+    @property
+    def n_channels(self) -> int:
+        """The fewest channels a series needs (one more than the largest channel used)."""
+        return int(self.channel_indices.max()) + 1
+
+    def channel_table(self, n_channels: int) -> np.ndarray:
+        """The channels of each combination, ``(n_combinations, max count)``, padded with
+        ``n_channels`` (the index of a channel of zeros appended to the series)."""
+        return _channel_table(self.channel_counts, self.channel_indices, n_channels)
+
+    def padded(self) -> np.ndarray:
+        """Whether each feature's convolution is zero-padded ("same"), else "valid": the
+        pairs alternate, ``(dilation index + kernel) % 2 == 0`` being padded."""
+        pairs = (np.arange(len(self.dilations))[:, None] + np.arange(N_KERNELS)[None, :]) % 2 == 0
+        return np.repeat(pairs.ravel(), np.repeat(self.features_per_dilation, N_KERNELS))
+
+    def feature_dilations(self) -> np.ndarray:
+        """Each feature's dilation."""
+        return np.repeat(self.dilations, N_KERNELS * self.features_per_dilation)
+
+
+def fit_dilations(length: int, n_features: int, max_dilations: int = MAX_DILATIONS) -> tuple:
+    """The dilations for series of ``length`` steps, and each kernel's number of features
+    at each: ``max_dilations`` exponents spaced evenly up to ``log2((length - 1) / 8)``
+    (the widest kernel spans the series; at least dilation 1 for a series shorter than 9),
+    rounded down, repeats merged with their features added up, the remainder of
+    ``n_features // 84`` given one each to the first dilations."""
+    per_kernel = n_features // N_KERNELS
+    count = min(per_kernel, max_dilations)
+    multiplier = per_kernel / count
+    top = np.log2((length - 1) / 8) if length > 9 else 0.0
+    dilations, repeats = np.unique(np.logspace(0, top, count, base=2).astype(np.int32), return_counts=True)
+    per_dilation = (repeats * multiplier).astype(np.int32)
+    per_dilation[: per_kernel - int(per_dilation.sum())] += 1  # (fewer than the dilations)
+    return dilations.astype(np.int64), per_dilation.astype(np.int64)
+
+
+def fit_parameters(
+    series: Any, n_series: int, n_channels: int, length: int, n_features: int, seed: int
+) -> MiniRocketParameters:
+    """MiniRocket's parameters for ``n_features`` features (a multiple of 84): dilations for
+    ``length`` steps, and for each (kernel, dilation) a random subset of the
+    ``n_channels`` channels and the biases, quantiles of the convolution of a random
+    training series. ``series(index)`` gives the training series ``index`` (an int
+    array) as a list of host float32 arrays ``(n_channels, length_i)``. The draws come
+    from NumPy's generator seeded by ``seed`` (host arithmetic: the same everywhere)."""
+    rng = np.random.default_rng(seed)
+    dilations, per_dilation = fit_dilations(length, n_features)
+    n_pairs = N_KERNELS * len(dilations)
+    top = np.log2(min(n_channels, MAX_CHANNELS) + 1)
+    counts = (2 ** rng.uniform(0, top, n_pairs)).astype(np.int64)
+    order = np.argsort(rng.random((n_pairs, n_channels)), axis=1)  # a random order per pair
+    channels = order[np.arange(n_channels) < counts[:, None]]
+    examples = rng.integers(n_series, size=n_pairs)
+    unique, which = np.unique(examples, return_inverse=True)
+    chosen = series(unique)
+    table = _channel_table(counts, channels, n_channels)
+    n_features = N_KERNELS * int(per_dilation.sum())
+    # low-discrepancy levels, float32 as the authors' (golden ratio multiples mod 1)
+    levels = ((np.arange(1, n_features + 1) * _GOLDEN) % 1).astype(np.float32)
+    biases = np.zeros(n_features, dtype=np.float32)
+    lengths = np.array([chosen[i].shape[-1] for i in which])  # each pair's series' length
+    start = 0
+    for j, (dilation, count) in enumerate(zip(dilations.tolist(), per_dilation.tolist(), strict=True)):
+        pairs = np.arange(j * N_KERNELS, (j + 1) * N_KERNELS)
+        for size in np.unique(lengths[pairs]):  # (one length unless the training set is ragged)
+            group = pairs[lengths[pairs] == size]
+            kernels = group - j * N_KERNELS
+            y = _pair_series(chosen, which[group], table[group], size)  # (g, size)
+            conv = _convolve(_HOST, y[None], dilation, kernels, own=True)[0]
+            features = start + kernels[:, None] * count + np.arange(count)  # (g, count)
+            biases[features] = _quantiles(conv, levels[features])
+        start += N_KERNELS * count
+    return MiniRocketParameters(counts, channels, dilations, per_dilation, biases)
+
+
+def _quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Each row's quantiles at its ``levels`` ``(g, k)``: linear interpolation between the
+    row's sorted values (NumPy's default method), in float64."""
+    ordered = np.sort(values.astype(np.float64), axis=-1)
+    position = levels.astype(np.float64) * (values.shape[-1] - 1)
+    low = np.floor(position).astype(np.int64)
+    high = np.minimum(low + 1, values.shape[-1] - 1)
+    a, b = np.take_along_axis(ordered, low, axis=-1), np.take_along_axis(ordered, high, axis=-1)
+    return a + (b - a) * (position - low)
+
+
+def _channel_table(counts: np.ndarray, indices: np.ndarray, n_channels: int) -> np.ndarray:
+    width = int(counts.max())
+    table = np.full((len(counts), width), n_channels, dtype=np.int64)
+    table[np.arange(width) < counts[:, None]] = indices
+    return table
+
+
+class _HostArrays:
+    """NumPy in the role of a backend, for the fit's own convolutions."""
+
+    xp = np
+    device = "cpu"
+
+    @staticmethod
+    def asarray(x: Any, dtype: Any = None) -> np.ndarray:
+        return np.asarray(x, dtype=dtype)
+
+
+_HOST = _HostArrays()
+
+
+def _pair_series(chosen: list, which: np.ndarray, table: np.ndarray, size: int) -> np.ndarray:
+    """The series of a group of pairs, ``(g, size)`` float32: for each pair the sum of its
+    channels (``table`` rows, padded with the index of a channel of zeros) of its chosen
+    training series, added in the table's order."""
+    stack = np.stack([chosen[i] for i in which])  # (g, C, size)
+    stack = np.concatenate([stack, np.zeros((len(which), 1, size), np.float32)], axis=1)
+    rows = np.arange(len(which))
+    total = stack[rows, table[:, 0]]
+    for column in range(1, table.shape[1]):
+        total = total + stack[rows, table[:, column]]
+    return total
+
+
+def _combined(backend: Any, x: Any, table: np.ndarray) -> Any:
+    """The sums of channels ``(..., n_pairs, L)`` of series ``x`` ``(..., C + 1, L)`` (the
+    last channel zeros) for the pairs' channel ``table`` ``(n_pairs, width)``, added in the
+    table's order."""
+    xp = backend.xp
+    axis = x.ndim - 2
+    total = xp.take(x, backend.asarray(table[:, 0]), axis=axis)
+    for column in range(1, table.shape[1]):
+        total = total + xp.take(x, backend.asarray(table[:, column]), axis=axis)
+    return total
+
+
+def _convolve(backend: Any, y: Any, dilation: int, kernels: np.ndarray, *, own: bool) -> Any:
+    """The "same" convolutions ``(n, len(kernels), L)`` of series ``y`` with the
+    ``kernels`` (rows of :data:`KERNELS`) at ``dilation``: each kernel of its own row of
+    ``y`` ``(n, len(kernels), L)`` (``own``), or all of the one row ``(n, 1, L)``. As the
+    authors compute it, in float32: ``-sum_j y[t + (j - 4) d]`` over the nine taps (the
+    centre first), then ``3 y`` at the three taps of weight 2 added one by one."""
+    xp = backend.xp
+    n, rows, length = (int(s) for s in y.shape)
+    pad = xp.zeros((n, rows, 4 * dilation), dtype=y.dtype, device=backend.device)
+    padded = xp.concat([pad, y, pad], axis=-1)
+    taps = [padded[..., j * dilation : j * dilation + length] for j in range(9)]
+    alpha = -taps[4]
+    for j in (0, 1, 2, 3, 5, 6, 7, 8):
+        alpha = alpha - taps[j]
+    stacked = xp.reshape(xp.stack(taps, axis=2), (n, rows * 9, length))
+    base = (np.arange(len(kernels)) * 9) if own else np.zeros(len(kernels), dtype=np.int64)
+    conv = alpha  # (broadcast to every kernel by the first sum where ``y`` has one row)
+    for tap in range(3):
+        index = backend.asarray(base + KERNELS[kernels, tap])
+        conv = conv + 3 * xp.take(stacked, index, axis=1)
+    return conv
+
+
+def indicators(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any:
+    """The per-step indicators ``conv[t] > bias``: bool ``(n, n_features, L)`` on
+    ``backend`` for series ``x`` ``(n, C, L)`` of that backend (any length ``L``; cast to
+    float32). At the steps a "valid" feature does not cover (see
+    :func:`step_weights`) the value is meaningless. Vectorised over series, kernels,
+    features and steps (a loop over the dilations and the channels of a pair)."""
+    xp = backend.xp
+    n, channels, length = (int(s) for s in x.shape)
+    x = xp.astype(x, backend.dtype("float32"))
+    if channels > 1:
+        zeros = xp.zeros((n, 1, length), dtype=x.dtype, device=backend.device)
+        x = xp.concat([x, zeros], axis=1)
+        table = parameters.channel_table(channels)
+    kernels = np.arange(N_KERNELS)
+    parts, start = [], 0
+    for j, (dilation, count) in enumerate(
+        zip(parameters.dilations.tolist(), parameters.features_per_dilation.tolist(), strict=True)
+    ):
+        if channels > 1:
+            y = _combined(backend, x, table[j * N_KERNELS : (j + 1) * N_KERNELS])
+            conv = _convolve(backend, y, dilation, kernels, own=True)
+        else:  # (one channel: every pair convolves it; the channel table is all zeros)
+            conv = _convolve(backend, x, dilation, kernels, own=False)
+        stop = start + N_KERNELS * count
+        bias = backend.asarray(parameters.biases[start:stop].reshape(N_KERNELS, count))
+        above = conv[:, :, None, :] > bias[None, :, :, None]  # (n, 84, count, L)
+        parts.append(xp.reshape(above, (n, N_KERNELS * count, length)))
+        start = stop
+    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=1)
+
+
+def step_weights(parameters: MiniRocketParameters, length: int) -> np.ndarray:
+    """Host float64 ``(n_features, length)``: each feature's weight at each step, ``1 / n``
+    over the ``n`` steps its convolution covers (all ``length`` for a padded one, the
+    steps ``4d <= t < length - 4d`` for a "valid" one), 0 elsewhere, so that the weighted
+    sum of the indicators is MiniRocket's PPV. A "valid" feature whose kernel spans more
+    than the series (``8d >= length``) covers no step: its weights are all 0."""
+    reach = 4 * parameters.feature_dilations()
+    first = np.where(parameters.padded(), 0, reach)
+    stop = np.where(parameters.padded(), length, length - reach)
+    t = np.arange(length)
+    covered = (t[None, :] >= first[:, None]) & (t[None, :] < stop[:, None])
+    n = covered.sum(axis=1, keepdims=True)
+    return covered / np.maximum(n, 1)
+
+
+def encode(model: Any, parameters: MiniRocketParameters, x: Any, chunks: Any, *, shared_times: bool) -> Any:
+    """HDC-MiniROCKET's vectors ``(n, vector_length)`` of series ``x`` ``(n, C, L)`` on
+    ``model``'s backend: ``sum_t (w_t v_t) * time_t``, ``v_t`` the model vector of the
+    +-1 indicators at step ``t`` and ``w_t`` their :func:`step_weights`. ``chunks`` yields
+    ``(start, stop, time codes)`` for chunks of series: codes ``(1 or b, L, D)``, or
+    ``None`` for no time code; ``shared_times``: the same codes for every chunk."""
+    xp = model.xp
+    weights = model.backend.asarray(step_weights(parameters, int(x.shape[-1])).T, dtype=model.real_dtype)
+    codes = sign_codes(model)
+    picks: Any = None
+    parts = []
+    for start, stop, times in chunks:
+        above = xp.permute_dims(indicators(parameters, x[start:stop], model.backend), (0, 2, 1))  # (b, L, F)
+        if codes is None:  # (a model whose +-1 vectors are not elementwise: finish every step)
+            vectors = model.lift(model.finish_sum(xp.astype(above, model.real_dtype) * 2.0 - 1.0)) * weights
+            parts.append(xp.sum(vectors if times is None else model.lift(model.bind(vectors, times)), axis=1))
+            continue
+        # binding elementwise with the same codes for every chunk: the two choices bound once
+        once = times is None or (shared_times and model.bind_is_elementwise)
+        if picks is None:
+            picks = [c * weights for c in codes]
+            if once and times is not None:
+                picks = [model.lift(model.bind(p, times[0])) for p in picks]
+        bound = xp.where(above, picks[0], picks[1])
+        parts.append(xp.sum(bound if once else model.lift(model.bind(bound, times)), axis=1))
+    out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+    return xp.astype(out, model.dtype)
+
+
+def sign_codes(model: Any) -> tuple[Any, Any] | None:
+    """``lift(finish_sum(+1))`` and ``lift(finish_sum(-1))`` ``(dim,)`` where the model
+    vector of any +-1 array is theirs picked element by element (FHRR; HRR, whose scale is
+    the same for every +-1 array: checked on a sign pattern), so that the indicators pick
+    their elements without a ``finish_sum`` of every step; else ``None``."""
+    backend = model.backend
+    ones = backend.asarray(np.ones(model.dim), dtype=model.real_dtype)
+    plus, minus = model.lift(model.finish_sum(ones)), model.lift(model.finish_sum(-ones))
+    pattern = np.random.default_rng(0).random(model.dim) < 0.5
+    probe = model.lift(model.finish_sum(backend.asarray(np.where(pattern, 1.0, -1.0), model.real_dtype)))
+    picked = model.xp.where(backend.asarray(pattern), plus, minus)
+    same = np.allclose(backend.to_numpy(probe), backend.to_numpy(picked), rtol=1e-5, atol=1e-7)
+    return (plus, minus) if same else None
