@@ -83,6 +83,9 @@ def minirocket(X_train, y_train, X_test, y_test):
 methods = {
     "TimeSeriesEncoder + centroid": lambda: CentroidClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
     "TimeSeriesEncoder + ridge": lambda: RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
+    "HDC-MiniROCKET + ridge": lambda: RidgeHDClassifier(
+        encoder=TimeSeriesEncoder(features="minirocket", time_bandwidth=4.0, seed=0)
+    ),
 }
 accuracy = {}
 for name, (X_train, y_train, X_test, y_test) in data.items():
@@ -91,15 +94,45 @@ for name, (X_train, y_train, X_test, y_test) in data.items():
     accuracy[name, "MiniROCKET (aeon)"] = minirocket(X_train, y_train, X_test, y_test)
 
 columns = [*methods, "MiniROCKET (aeon)"]
-print(f"{'test accuracy':15s}" + "".join(f"{c:>31s}" for c in columns))
+print(f"{'test accuracy':15s}" + "".join(f"{c:>30s}" for c in columns))
 for name in SETS:
-    print(f"{name:15s}" + "".join(f"{accuracy[name, c]:31.3f}" for c in columns))
+    print(f"{name:15s}" + "".join(f"{accuracy[name, c]:30.3f}" for c in columns))
 
 # %%
 # The ridge read-out on the hypervectors is within 0.02 of MiniROCKET on each set; the
 # centroid rule, one pass with no fitted weights, is close on the multichannel sets and
 # behind on GunPoint, whose two classes differ by a small change in the curve's shape.
+# The third column is HDC-MiniROCKET, below.
 #
+# HDC-MiniROCKET
+# --------------
+# With ``features="minirocket"`` the encoder computes MiniROCKET's convolutions itself
+# (written over the array namespace, so on any backend and device): at every step ``t``
+# the ``dim`` (kernel, dilation, bias) features give a vector ``v_t`` of +-1, whether the
+# convolution exceeds the bias, and the series is the mean of ``v_t * time(t)``. With
+# ``time_bandwidth=0`` every time code is the identity and the encoding is MiniROCKET's
+# features exactly (``2 * PPV - 1``); a positive bandwidth also tells *when* each pattern
+# occurs, which MiniROCKET's averaging over time forgets (Schlegel, Neubert and Protzel
+# 2022). Their published figures for GunPoint: 0.993 at scale 0 (MiniROCKET) and 1.000 at
+# scales 3 to 7 (their scale is our ``time_bandwidth``), with MiniROCKET's own classifier,
+# which a scikit-learn pipeline gives here. A real model (HRR) keeps the features real,
+# as scikit-learn's ridge needs:
+X_train, y_train, X_test, y_test = data["GunPoint"]
+for bandwidth in (0.0, 4.0):
+    paper = make_pipeline(
+        TimeSeriesEncoder("HRR", features="minirocket", time_bandwidth=bandwidth, seed=0),
+        StandardScaler(with_mean=False),
+        RidgeClassifierCV(alphas=np.logspace(-3, 3, 10)),
+    )
+    score = paper.fit(X_train, y_train).score(X_test, y_test)
+    accuracy["GunPoint", f"HDC-MiniROCKET s={bandwidth:g}"] = score
+    print(f"GunPoint, HDC-MiniROCKET, time_bandwidth {bandwidth:g}: test accuracy {score:.3f}")
+
+# %%
+# Both published figures are reproduced: MiniROCKET's 0.993 at bandwidth 0, where the
+# encoding is its features, and 1.000 once the time of each pattern counts.
+
+# %%
 # The time bandwidth
 # ------------------
 # ``time_bandwidth`` sets how precisely a value's time counts: a series and its copy
