@@ -15,6 +15,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
+import holovec.learn.timeseries as timeseries
 from conftest import device_for
 from holovec.learn import CentroidClassifier, NeuralHDClassifier, RidgeHDClassifier, TimeSeriesEncoder
 
@@ -95,6 +96,32 @@ def test_every_backend_gives_the_same_vectors(backend, values):
     np.testing.assert_allclose(enc.model_.backend.to_numpy(enc.transform(on_device)), ref, atol=2e-4)
 
 
+def test_blocks_of_series_channels_and_steps_bound_memory_not_the_vectors(monkeypatch):
+    """The bound array of values is series x channels x steps x dim: it is made in blocks of
+    at most the encoder's block size (here one channel and one step of one series: dim
+    elements), never a whole long series at once (it used to be: memory grew with the
+    length and the channels). Blocks and batch sizes give the same vectors to float
+    rounding, with and without timestamps."""
+    X = _waves(2)[0][:, :, :12]
+    stamps = np.cumsum(np.random.default_rng(1).random(12))
+    enc = _encoder().fit(X)
+    whole = [enc.transform(X), enc.transform(X, timestamps=stamps)]
+    made, sizes = enc.value_encoder_.encode, []
+
+    def recorded(u, **kw):
+        sizes.append(int(np.prod(u.shape)))
+        return made(u, **kw)
+
+    monkeypatch.setattr(enc.value_encoder_, "encode", recorded)
+    monkeypatch.setattr(timeseries, "_CHUNK_ELEMENTS", 512)
+    blocked = [enc.transform(X), enc.transform(X, timestamps=stamps)]
+    assert len(sizes) == 2 * 6 * 2 * 12 and max(sizes) == 1  # 6 series, 2 channels, 12 steps
+    np.testing.assert_allclose(blocked, whole, atol=1e-6)
+    monkeypatch.undo()
+    small = _encoder(batch_size=4).fit(X)
+    np.testing.assert_allclose(small.transform(X, timestamps=stamps), whole[1], atol=1e-6)
+
+
 # -- learning -------------------------------------------------------------------------
 @pytest.mark.parametrize(("values", "centroid", "ridge"), [("fpe", 0.95, 0.95), ("level", 0.8, 0.9)])
 def test_centroid_tells_sine_square_and_sawtooth_apart(values, centroid, ridge):
@@ -134,6 +161,27 @@ def test_timestamps_place_the_steps_in_time():
     assert np.abs(bunched - even).max() > 0.05
     per_series = np.tile(np.linspace(0, 1, 64) ** 3, (6, 1))
     np.testing.assert_allclose(enc.transform(X, timestamps=per_series), bunched, atol=1e-6)
+    dates = np.datetime64("2024-01-01") + np.arange(64) * np.timedelta64(1, "h")  # (their count of hours)
+    np.testing.assert_allclose(enc.transform(X, timestamps=dates), even, atol=1e-5)
+
+
+def test_timestamps_and_lists_of_series_may_be_arrays_of_any_backend(backend):
+    """Timestamps, and a ragged list of series, as the backend's own arrays (torch tensors
+    that require grad included: they are detached) give what NumPy's give."""
+    X, _ = _waves(2)
+    enc = _encoder(backend=backend, device=device_for(backend)).fit(X)
+    b = enc.model_.backend
+
+    def own(x):
+        x = b.asarray(x)
+        return x.requires_grad_(True) if hasattr(x, "requires_grad_") else x
+
+    times = np.linspace(0, 1, 64) ** 3
+    expected = b.to_numpy(enc.transform(X, timestamps=times))
+    np.testing.assert_allclose(b.to_numpy(enc.transform(X, timestamps=own(times))), expected, atol=1e-6)
+    ragged = [X[0], X[1, :, :40]]
+    expected = b.to_numpy(enc.transform(ragged))
+    np.testing.assert_allclose(b.to_numpy(enc.transform([own(s) for s in ragged])), expected, atol=1e-6)
 
 
 # -- errors ---------------------------------------------------------------------------
@@ -158,6 +206,11 @@ def test_refuses_bad_series_timestamps_and_parameters():
         enc.transform(X, timestamps=np.arange(50.0))
     with pytest.raises(ValueError, match="increase"):
         enc.transform(X, timestamps=np.arange(64.0)[::-1])
+    for bad_times in (np.arange(64) + 1j, np.arange(64) > 3, ["a"] * 64, {"t": 1}):  # (cast silently once)
+        with pytest.raises(TypeError, match="timestamps must be real numbers"):
+            enc.transform(X, timestamps=bad_times)
+    with pytest.raises(TypeError, match="one row per series"):
+        enc.transform([X[0], X[1, :, :9]], timestamps=3.0)
     with pytest.raises(ValueError, match="training range"):
         _encoder(out_of_range="error").fit(X).transform(X * 2)
     with pytest.raises(TypeError, match="FHRR, HRR"):

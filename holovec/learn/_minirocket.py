@@ -24,7 +24,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["KERNELS", "MiniRocketParameters", "encode", "fit_parameters", "indicators", "step_weights"]
+from ..backends import get_backend
+
+__all__ = [
+    "KERNELS",
+    "MiniRocketParameters",
+    "encode",
+    "fit_parameters",
+    "indicators",
+    "padded_series",
+    "step_weights",
+    "window_indicators",
+]
 
 #: the taps of weight 2 of the 84 kernels (the other six taps have weight -1), in order
 KERNELS = np.array(list(itertools.combinations(range(9), 3)), dtype=np.int64)
@@ -74,12 +85,14 @@ class MiniRocketParameters:
             or counts.shape != (N_KERNELS * n_dilations,)
             or np.any(counts < 1)
             or self.channel_indices.shape != (int(counts.sum()),)
+            or np.any(self.channel_indices < 0)
             or self.biases.shape != (self.n_features,)
             or np.any(self.dilations < 1)
         ):
             raise ValueError(
                 "MiniRocket parameters disagree in their sizes: 84 channel counts (each >= 1) per "
-                "dilation, their channels, positive dilations and a bias per feature are needed"
+                "dilation, their channels (indices >= 0), positive dilations and a bias per feature "
+                "are needed"
             )
 
     @property
@@ -133,6 +146,7 @@ def fit_parameters(
     array) as a list of host float32 arrays ``(n_channels, length_i)``. The draws come
     from NumPy's generator seeded by ``seed`` (host arithmetic: the same everywhere)."""
     rng = np.random.default_rng(seed)
+    host = get_backend("numpy")  # (the fit's own convolutions run on the host)
     dilations, per_dilation = fit_dilations(length, n_features)
     n_pairs = N_KERNELS * len(dilations)
     top = np.log2(min(n_channels, MAX_CHANNELS) + 1)
@@ -155,7 +169,8 @@ def fit_parameters(
             group = pairs[lengths[pairs] == size]
             kernels = group - j * N_KERNELS
             y = _pair_series(chosen, which[group], table[group], size)  # (g, size)
-            conv = _convolve(_HOST, y[None], dilation, kernels, own=True)[0]
+            window = np.pad(y, ((0, 0), (4 * dilation, 4 * dilation)))[None]  # (zeros past the ends)
+            conv = _convolve(host, window, dilation, int(size), kernels, own=True)[0]
             features = start + kernels[:, None] * count + np.arange(count)  # (g, count)
             biases[features] = _quantiles(conv, levels[features])
         start += N_KERNELS * count
@@ -178,20 +193,6 @@ def _channel_table(counts: np.ndarray, indices: np.ndarray, n_channels: int) -> 
     table = np.full((len(counts), width), n_channels, dtype=np.int64)
     table[np.arange(width) < counts[:, None]] = indices
     return table
-
-
-class _HostArrays:
-    """NumPy in the role of a backend, for the fit's own convolutions."""
-
-    xp = np
-    device = "cpu"
-
-    @staticmethod
-    def asarray(x: Any, dtype: Any = None) -> np.ndarray:
-        return np.asarray(x, dtype=dtype)
-
-
-_HOST = _HostArrays()
 
 
 def _pair_series(chosen: list, which: np.ndarray, table: np.ndarray, size: int) -> np.ndarray:
@@ -219,100 +220,143 @@ def _combined(backend: Any, x: Any, table: np.ndarray) -> Any:
     return total
 
 
-def _convolve(backend: Any, y: Any, dilation: int, kernels: np.ndarray, *, own: bool) -> Any:
-    """The "same" convolutions ``(n, len(kernels), L)`` of series ``y`` with the
-    ``kernels`` (rows of :data:`KERNELS`) at ``dilation``: each kernel of its own row of
-    ``y`` ``(n, len(kernels), L)`` (``own``), or all of the one row ``(n, 1, L)``. As the
+def _convolve(backend: Any, window: Any, dilation: int, steps: int, kernels: np.ndarray, *, own: bool) -> Any:
+    """The convolutions ``(n, len(kernels), steps)`` with the ``kernels`` (rows of
+    :data:`KERNELS`) at ``dilation`` of the ``window`` ``(n, rows, steps + 8 dilation)``
+    of a series: from ``4 dilation`` before the first step wanted to as far after the last
+    (zeros past the series' ends: the "same" convolution). Each kernel convolves its own
+    row of the window (``own``, ``rows = len(kernels)``), or all the one row. As the
     authors compute it, in float32: ``-sum_j y[t + (j - 4) d]`` over the nine taps (the
     centre first), then ``3 y`` at the three taps of weight 2 added one by one."""
     xp = backend.xp
-    n, rows, length = (int(s) for s in y.shape)
-    pad = xp.zeros((n, rows, 4 * dilation), dtype=y.dtype, device=backend.device)
-    padded = xp.concat([pad, y, pad], axis=-1)
-    taps = [padded[..., j * dilation : j * dilation + length] for j in range(9)]
+    n, rows = int(window.shape[0]), int(window.shape[1])
+    taps = [window[..., j * dilation : j * dilation + steps] for j in range(9)]
     alpha = -taps[4]
     for j in (0, 1, 2, 3, 5, 6, 7, 8):
         alpha = alpha - taps[j]
-    stacked = xp.reshape(xp.stack(taps, axis=2), (n, rows * 9, length))
+    stacked = xp.reshape(xp.stack(taps, axis=2), (n, rows * 9, steps))
     base = (np.arange(len(kernels)) * 9) if own else np.zeros(len(kernels), dtype=np.int64)
-    conv = alpha  # (broadcast to every kernel by the first sum where ``y`` has one row)
+    conv = alpha  # (broadcast to every kernel by the first sum where the window has one row)
     for tap in range(3):
         index = backend.asarray(base + KERNELS[kernels, tap])
         conv = conv + 3 * xp.take(stacked, index, axis=1)
     return conv
 
 
-def indicators(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any:
-    """The per-step indicators ``conv[t] > bias``: bool ``(n, n_features, L)`` on
-    ``backend`` for series ``x`` ``(n, C, L)`` of that backend (any length ``L``; cast to
-    float32). At the steps a "valid" feature does not cover (see
-    :func:`step_weights`) the value is meaningless. Vectorised over series, kernels,
-    features and steps (a loop over the dilations and the channels of a pair)."""
+def padded_series(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any:
+    """Series ``x`` ``(n, C, L)`` of ``backend`` as float32 with the zeros that the widest
+    kernel reaches past their ends (``4 * max dilation`` either side) and, for several
+    channels, a channel of zeros appended (the index that pads the channel table): the
+    input of :func:`window_indicators`."""
     xp = backend.xp
     n, channels, length = (int(s) for s in x.shape)
+    if channels < parameters.n_channels:  # (a gather past the channels: JAX would clamp it)
+        raise ValueError(
+            f"the MiniRocket parameters use {parameters.n_channels} channels; the series have {channels}"
+        )
     x = xp.astype(x, backend.dtype("float32"))
     if channels > 1:
-        zeros = xp.zeros((n, 1, length), dtype=x.dtype, device=backend.device)
-        x = xp.concat([x, zeros], axis=1)
-        table = parameters.channel_table(channels)
+        x = xp.concat([x, xp.zeros((n, 1, length), dtype=x.dtype, device=backend.device)], axis=1)
+    reach = 4 * int(parameters.dilations.max())
+    pad = xp.zeros((n, int(x.shape[1]), reach), dtype=x.dtype, device=backend.device)
+    return xp.concat([pad, x, pad], axis=-1)
+
+
+def window_indicators(
+    parameters: MiniRocketParameters, padded: Any, start: int, stop: int, backend: Any
+) -> Any:
+    """The per-step indicators ``conv[t] > bias`` at the steps ``start <= t < stop``: bool
+    ``(n, n_features, stop - start)`` on ``backend`` for series that :func:`padded_series`
+    padded. At the steps a "valid" feature does not cover (see :func:`step_weights`) the
+    value is meaningless. Vectorised over series, kernels, features and steps (a loop over
+    the dilations and the channels of a pair); the memory is that of the window's steps."""
+    xp = backend.xp
+    n, steps = int(padded.shape[0]), stop - start
+    multichannel = int(padded.shape[1]) > 1
+    table = parameters.channel_table(int(padded.shape[1]) - 1) if multichannel else None
+    reach = 4 * int(parameters.dilations.max())
     kernels = np.arange(N_KERNELS)
-    parts, start = [], 0
+    parts, first_feature = [], 0
     for j, (dilation, count) in enumerate(
         zip(parameters.dilations.tolist(), parameters.features_per_dilation.tolist(), strict=True)
     ):
-        if channels > 1:
-            y = _combined(backend, x, table[j * N_KERNELS : (j + 1) * N_KERNELS])
-            conv = _convolve(backend, y, dilation, kernels, own=True)
+        first = reach + start - 4 * dilation
+        window = padded[..., first : first + steps + 8 * dilation]
+        if multichannel:
+            y = _combined(backend, window, table[j * N_KERNELS : (j + 1) * N_KERNELS])
+            conv = _convolve(backend, y, dilation, steps, kernels, own=True)
         else:  # (one channel: every pair convolves it; the channel table is all zeros)
-            conv = _convolve(backend, x, dilation, kernels, own=False)
-        stop = start + N_KERNELS * count
-        bias = backend.asarray(parameters.biases[start:stop].reshape(N_KERNELS, count))
-        above = conv[:, :, None, :] > bias[None, :, :, None]  # (n, 84, count, L)
-        parts.append(xp.reshape(above, (n, N_KERNELS * count, length)))
-        start = stop
+            conv = _convolve(backend, window, dilation, steps, kernels, own=False)
+        last_feature = first_feature + N_KERNELS * count
+        bias = backend.asarray(parameters.biases[first_feature:last_feature].reshape(N_KERNELS, count))
+        above = conv[:, :, None, :] > bias[None, :, :, None]  # (n, 84, count, steps)
+        parts.append(xp.reshape(above, (n, N_KERNELS * count, steps)))
+        first_feature = last_feature
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=1)
 
 
-def step_weights(parameters: MiniRocketParameters, length: int) -> np.ndarray:
-    """Host float64 ``(n_features, length)``: each feature's weight at each step, ``1 / n``
-    over the ``n`` steps its convolution covers (all ``length`` for a padded one, the
-    steps ``4d <= t < length - 4d`` for a "valid" one), 0 elsewhere, so that the weighted
-    sum of the indicators is MiniRocket's PPV. A "valid" feature whose kernel spans more
-    than the series (``8d >= length``) covers no step: its weights are all 0."""
+def indicators(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any:
+    """:func:`window_indicators` at every step of series ``x`` ``(n, C, L)`` of ``backend``
+    (any length ``L``; cast to float32): bool ``(n, n_features, L)``."""
+    return window_indicators(parameters, padded_series(parameters, x, backend), 0, int(x.shape[-1]), backend)
+
+
+def step_weights(
+    parameters: MiniRocketParameters, length: int, start: int = 0, stop: int | None = None
+) -> np.ndarray:
+    """Host float64 ``(n_features, stop - start)``: each feature's weight at the steps
+    ``start <= t < stop`` (default: all) of a series of ``length`` steps, ``1 / n`` over
+    the ``n`` steps its convolution covers (all ``length`` for a padded one, the steps
+    ``4d <= t < length - 4d`` for a "valid" one), 0 elsewhere, so that the weighted sum of
+    the indicators is MiniRocket's PPV. A "valid" feature whose kernel spans more than the
+    series (``8d >= length``) covers no step: its weights are all 0."""
     reach = 4 * parameters.feature_dilations()
     first = np.where(parameters.padded(), 0, reach)
-    stop = np.where(parameters.padded(), length, length - reach)
-    t = np.arange(length)
-    covered = (t[None, :] >= first[:, None]) & (t[None, :] < stop[:, None])
-    n = covered.sum(axis=1, keepdims=True)
-    return covered / np.maximum(n, 1)
+    end = np.where(parameters.padded(), length, length - reach)
+    t = np.arange(start, length if stop is None else stop)
+    covered = (t[None, :] >= first[:, None]) & (t[None, :] < end[:, None])
+    return covered / np.maximum(end - first, 1)[:, None]
 
 
-def encode(model: Any, parameters: MiniRocketParameters, x: Any, chunks: Any, *, shared_times: bool) -> Any:
+def encode(model: Any, parameters: MiniRocketParameters, x: Any, blocks: Any, *, shared_times: bool) -> Any:
     """HDC-MiniROCKET's vectors ``(n, vector_length)`` of series ``x`` ``(n, C, L)`` on
     ``model``'s backend: ``sum_t (w_t v_t) * time_t``, ``v_t`` the model vector of the
-    +-1 indicators at step ``t`` and ``w_t`` their :func:`step_weights`. ``chunks`` yields
-    ``(start, stop, time codes)`` for chunks of series: codes ``(1 or b, L, D)``, or
-    ``None`` for no time code; ``shared_times``: the same codes for every chunk."""
-    xp = model.xp
-    weights = model.backend.asarray(step_weights(parameters, int(x.shape[-1])).T, dtype=model.real_dtype)
+    +-1 indicators at step ``t`` and ``w_t`` their :func:`step_weights`. ``blocks`` yields
+    ``(rows, steps, time codes)``: slices of the series and of the steps, every block of
+    rows of one window of steps before the next window, and the codes ``(1 or b, s, D)``
+    of those steps' times, or ``None`` for no time code; ``shared_times``: a window's
+    codes are the same for every block of rows. Memory is that of one block (its
+    indicators ``(b, F, s)``), whatever ``n`` and ``L``; each block's sum over its steps is
+    added to its rows' total."""
+    xp, backend = model.xp, model.backend
+    length = int(x.shape[-1])
+    padded = padded_series(parameters, x, backend)
     codes = sign_codes(model)
+    totals: dict[int, Any] = {}  # (rows' first index -> their sum so far, in order)
+    window: Any = None
     picks: Any = None
-    parts = []
-    for start, stop, times in chunks:
-        above = xp.permute_dims(indicators(parameters, x[start:stop], model.backend), (0, 2, 1))  # (b, L, F)
+    weights: Any = None
+    for rows, steps, times in blocks:
+        if steps != window:  # a new window of steps: its weights, and the picks made from them
+            window, picks = steps, None
+            host = step_weights(parameters, length, steps.start, steps.stop).T  # (s, F)
+            weights = backend.asarray(host, dtype=model.real_dtype)
+        above = window_indicators(parameters, padded[rows], steps.start, steps.stop, backend)
+        above = xp.permute_dims(above, (0, 2, 1))  # (b, s, F)
         if codes is None:  # (a model whose +-1 vectors are not elementwise: finish every step)
             vectors = model.lift(model.finish_sum(xp.astype(above, model.real_dtype) * 2.0 - 1.0)) * weights
-            parts.append(xp.sum(vectors if times is None else model.lift(model.bind(vectors, times)), axis=1))
-            continue
-        # binding elementwise with the same codes for every chunk: the two choices bound once
-        once = times is None or (shared_times and model.bind_is_elementwise)
-        if picks is None:
-            picks = [c * weights for c in codes]
-            if once and times is not None:
-                picks = [model.lift(model.bind(p, times[0])) for p in picks]
-        bound = xp.where(above, picks[0], picks[1])
-        parts.append(xp.sum(bound if once else model.lift(model.bind(bound, times)), axis=1))
+            part = xp.sum(vectors if times is None else model.lift(model.bind(vectors, times)), axis=1)
+        else:
+            # binding elementwise with the same codes for every block: the two choices bound once
+            once = times is None or (shared_times and model.bind_is_elementwise)
+            if picks is None:
+                picks = [c * weights for c in codes]
+                if once and times is not None:
+                    picks = [model.lift(model.bind(p, times[0])) for p in picks]
+            bound = xp.where(above, picks[0], picks[1])
+            part = xp.sum(bound if once else model.lift(model.bind(bound, times)), axis=1)
+        totals[rows.start] = part if rows.start not in totals else totals[rows.start] + part
+    parts = list(totals.values())
     out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
     return xp.astype(out, model.dtype)
 

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from .._validation import check_known_shape
-from ..backends.arrays import check_has_data
+from ..backends.arrays import check_has_data, to_host
 from ._data import is_framework_array, take_rows
 
 __all__ = ["Ragged", "check_series", "check_timestamps", "host_series", "length_groups", "normalised_times"]
@@ -60,8 +60,8 @@ def _framework_series(X: Any, name: str) -> Any:
 def _ragged(X: list, name: str) -> Ragged | None:
     """A list of series of different lengths as :class:`Ragged`, or ``None`` if the series
     have one length (an array then serves)."""
-    try:
-        parts = [np.asarray(s) for s in X]
+    try:  # (framework arrays copied to the host, a tensor detached)
+        parts = [np.asarray(s) if (host := to_host(s)) is None else host for s in X]
     except (TypeError, ValueError):
         return None
     if len(parts) < 1 or len({p.shape[-1] if p.ndim else -1 for p in parts}) <= 1:
@@ -108,21 +108,35 @@ def check_timestamps(timestamps: Any, X: Any, name: str) -> Any:
     """Timestamps for ``X`` (checked by :func:`check_series`) as host float64: an array
     ``(n_series, length)`` (or one ``(length,)`` row for every series), or for a ragged
     ``X`` a list of one row per series; each row finite and non-decreasing, its last time
-    after its first (unless the series has one step)."""
+    after its first (unless the series has one step). Real numbers (a NumPy, torch or JAX
+    array, or a list), or NumPy datetimes and durations (their count of units);
+    ``TypeError`` for anything else (complex, bool, strings)."""
     if timestamps is None:
         return None
     if isinstance(X, Ragged):
+        if not hasattr(timestamps, "__len__") or isinstance(timestamps, str):
+            raise TypeError(f"{name}: timestamps for a list of series must be a list of one row per series")
         if len(timestamps) != len(X):
             raise ValueError(f"{name}: {len(timestamps)} rows of timestamps for {len(X)} series")
-        rows = [np.asarray(t, dtype=np.float64) for t in timestamps]
+        rows = [_host_times(t, name, f" of series {i}") for i, t in enumerate(timestamps)]
         for i, (t, s) in enumerate(zip(rows, X.series, strict=True)):
             _check_row_times(t[None, :] if t.ndim == 1 else t, (1, s.shape[-1]), name, i)
         return rows
     n, length = int(X.shape[0]), int(X.shape[-1])
-    t = np.asarray(timestamps.cpu() if hasattr(timestamps, "cpu") else timestamps, dtype=np.float64)
+    t = _host_times(timestamps, name, "")
     t = np.broadcast_to(t, (n, length)) if t.ndim == 1 and t.shape == (length,) else t
     _check_row_times(t, (n, length), name, None)
     return t
+
+
+def _host_times(t: Any, name: str, which: str) -> np.ndarray:
+    """Timestamps as host float64 (a framework's array copied, a tensor detached), or a
+    ``TypeError`` naming what they hold instead of real numbers."""
+    host = to_host(t)
+    if host is None or host.dtype.kind not in "iufmM":
+        what = type(t).__name__ if host is None else f"dtype {host.dtype}"
+        raise TypeError(f"{name}: timestamps{which} must be real numbers (or NumPy datetimes), got {what}")
+    return np.asarray(host.astype(np.int64) if host.dtype.kind in "mM" else host, dtype=np.float64)
 
 
 def _check_row_times(t: np.ndarray, shape: tuple[int, int], name: str, index: int | None) -> None:
@@ -160,11 +174,9 @@ def length_groups(X: Ragged, stamps: list | None) -> Iterator[tuple[np.ndarray, 
         yield index, block, times
 
 
-def host_series(X: Any, index: np.ndarray, backend: Any) -> list[np.ndarray]:
+def host_series(X: Any, index: np.ndarray) -> list[np.ndarray]:
     """The series ``index`` of checked ``X`` as host float32 arrays ``(n_channels, length)``
-    (a framework's array read back through ``backend``)."""
+    (only those rows of a framework's array are copied to the host)."""
     if isinstance(X, Ragged):
         return [X.series[i].astype(np.float32) for i in index]
-    rows = take_rows(X, index)
-    host = backend.to_numpy(backend.asarray(rows)) if is_framework_array(rows) else rows
-    return list(np.asarray(host, dtype=np.float32))
+    return list(np.asarray(to_host(take_rows(X, index)), dtype=np.float32))

@@ -21,7 +21,8 @@ from .encoding import HDEncoder
 
 __all__ = ["TimeSeriesEncoder"]
 
-#: elements of one bound array (rows x channels x steps x dim) encoded at once
+#: elements of one bound array (series x channels x steps x dim) encoded at once: blocks of
+#: series, channels and steps bound the memory, whatever the number and length of the series
 _CHUNK_ELEMENTS = 2**22
 
 
@@ -66,12 +67,14 @@ class TimeSeriesEncoder(HDEncoder):
     At ``time_bandwidth=0`` the element ``h[f]`` is ``2 PPV_f - 1`` (times the scale of
     the model's ``finish_sum``), where ``PPV_f`` is MiniRocket's feature (the proportion
     of steps above the bias): exactly MiniRocket; a positive ``time_bandwidth`` tells
-    where in the series each pattern occurs. ``dim`` must be a multiple of 84 (each
-    kernel has ``dim // 84`` features; another dim is a ``ValueError``); the default is
-    MiniRocket's 10,000 features rounded down as MiniRocket does: 9996. Series of any
-    length encode: a feature whose kernel reaches past both ends of a shorter series
-    without zero padding covers no step and gives 0; a series shorter than 9 steps at
-    ``fit`` gets dilation 1. Its fitted parameters are ``minirocket_``.
+    where in the series each pattern occurs (``timestamps`` place the steps' vectors in
+    time; the convolutions take the steps as evenly spaced, as MiniRocket does). ``dim``
+    must be a multiple of 84 (each kernel has ``dim // 84`` features; another dim is a
+    ``ValueError``); the default is MiniRocket's 10,000 features rounded down as
+    MiniRocket does: 9996. Series of any length encode: a feature whose kernel reaches
+    past both ends of a shorter series without zero padding covers no step and gives 0;
+    a series shorter than 9 steps at ``fit`` gets dilation 1. Its fitted parameters are
+    ``minirocket_``.
 
     Needs a model with a phasor form (FHRR, HRR): the time encoding is an FPE. Output
     rows are vectors of the model (complex for FHRR; not unit phasors, a mean of them),
@@ -109,7 +112,9 @@ class TimeSeriesEncoder(HDEncoder):
         lengths). With False the length seen at ``fit`` is required, and ``n_features_in_``
         is the length (scikit-learn's convention for a 2D ``X``).
     backend, device, seed, random_state, batch_size :
-        As for :class:`~holovec.learn.HDEncoder` (``batch_size``: series per batch).
+        As for :class:`~holovec.learn.HDEncoder` (``batch_size``: series per batch; within
+        a batch, series, channels and steps are encoded in blocks of about ``2**22``
+        elements of the bound arrays, so memory does not grow with the series' length).
 
     Attributes
     ----------
@@ -234,7 +239,7 @@ class TimeSeriesEncoder(HDEncoder):
         if rocket:  # dilations for the longest training series (sktime's reference_length="max")
             longest = max(s.shape[-1] for s in X.series) if isinstance(X, Ragged) else self.length_
             self.minirocket_ = fit_parameters(
-                lambda index: host_series(X, index, model.backend),
+                lambda index: host_series(X, index),
                 n_rows(X),
                 self.n_channels_,
                 longest,
@@ -335,8 +340,9 @@ class TimeSeriesEncoder(HDEncoder):
     def transform(self, X: Any, timestamps: Any = None) -> Any:
         """The hypervectors of the series, ``(n_series, vector_length)`` on the model's
         backend. ``timestamps``: the time of each step, ``(n_series, length)`` or one
-        ``(length,)`` row for all (a list of rows for a ragged ``X``); each series' times
-        are scaled to [0, 1]. Without them the steps are evenly spaced."""
+        ``(length,)`` row for all (a list of rows for a ragged ``X``): real numbers, or
+        NumPy datetimes; each series' times are scaled to [0, 1]. Without them the steps
+        are evenly spaced."""
         X = self.check_input(X)
         stamps = check_timestamps(timestamps, X, type(self).__name__)
         parts = []
@@ -367,8 +373,9 @@ class TimeSeriesEncoder(HDEncoder):
         return xp.take(out, self.model_.backend.asarray(inverse), axis=0)
 
     def _encode_block(self, X: Any, stamps: np.ndarray | None) -> Any:
-        """Series of one length ``(n, C, L)`` -> ``(n, vector_length)``: chunks of series
-        encoded, bound and summed by broadcasting (no loop over series or steps)."""
+        """Series of one length ``(n, C, L)`` -> ``(n, vector_length)``: blocks of series,
+        channels and steps encoded, bound and summed by broadcasting (no loop over series
+        or steps), each block's sum added to its series' total."""
         if self.features == "minirocket":
             return self._encode_minirocket(X, stamps)
         model = self.model_
@@ -378,39 +385,55 @@ class TimeSeriesEncoder(HDEncoder):
         low = backend.asarray(self.value_min_, dtype=wide)[:, None]
         span = backend.asarray(self.value_max_ - self.value_min_, dtype=wide)[:, None]
         u = xp.clip((xp.astype(backend.asarray(X), wide) - low) / span, 0.0, 1.0)
-        step = max(1, _CHUNK_ELEMENTS // (channels * length * model.dim))
-        parts = []
-        for start, stop, times in self._time_chunks(stamps, n, length, step):
-            values = self.value_encoder_.encode(u[start:stop], clip=True)  # (b, C, L, D)
-            bound = values if times is None else model.bind(values, times[:, None, :, :])
-            per_channel = xp.sum(model.lift(bound), axis=2)
-            # binding distributes over the sum (FHRR, HRR): each channel's key bound once
-            keyed = model.bind(per_channel, model.lift(self.channel_keys_)[None, :, :])
-            parts.append(xp.sum(keyed, axis=1) * (1.0 / (channels * length)))
+        keys = model.lift(self.channel_keys_)
+        group = min(channels, max(1, _CHUNK_ELEMENTS // model.vector_length))  # channels per block
+        totals: dict[int, Any] = {}  # (rows' first index -> their sum so far, in order)
+        for rows, steps, times in self._blocks(stamps, n, length, group * model.vector_length):
+            for first in range(0, channels, group):
+                some = slice(first, min(channels, first + group))
+                values = self.value_encoder_.encode(u[rows, some, steps], clip=True)  # (b, g, s, D)
+                bound = values if times is None else model.bind(values, times[:, None, :, :])
+                per_channel = xp.sum(model.lift(bound), axis=2)
+                # binding distributes over the sum (FHRR, HRR): each channel's key bound once
+                part = xp.sum(model.bind(per_channel, keys[None, some, :]), axis=1)
+                totals[rows.start] = part if rows.start not in totals else totals[rows.start] + part
+        parts = [total * (1.0 / (channels * length)) for total in totals.values()]
         out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         return xp.astype(out, model.dtype)
 
-    def _time_chunks(self, stamps: np.ndarray | None, n: int, length: int, step: int) -> Any:
-        """``(start, stop, time codes)`` for chunks of ``step`` series: the codes ``(1 or b,
-        L, D)`` of the steps' times (made once without ``stamps``), ``None`` at
-        ``time_bandwidth=0``."""
+    def _blocks(self, stamps: np.ndarray | None, n: int, length: int, width: int) -> Any:
+        """``(rows, steps, time codes)`` for blocks of series and steps of about
+        ``_CHUNK_ELEMENTS`` elements, ``width`` per series and step: every block of rows of
+        a window of steps before the next window, the codes ``(1 or b, s, D)`` of the
+        steps' times (made once per window without ``stamps``), ``None`` at
+        ``time_bandwidth=0``. The blocks depend on ``length`` and ``width`` only, so a
+        series encodes the same whatever the batch it comes in."""
         backend = self.model_.backend
-        tau = backend.asarray(normalised_times(stamps, length), dtype=backend.default_float_dtype())
+        wide = backend.default_float_dtype()
+        per_window = min(length, max(1, _CHUNK_ELEMENTS // width))
+        per_block = max(1, _CHUNK_ELEMENTS // (width * per_window))
+        tau = normalised_times(stamps, length)  # host (1 or n, L)
         encoder = self.time_encoder_
-        shared = None if encoder is None or stamps is not None else encoder.encode(tau)  # (1, L, D)
-        for start in range(0, n, step):
-            stop = min(n, start + step)
-            own = encoder is not None and stamps is not None
-            yield start, stop, encoder.encode(tau[start:stop]) if own else shared
+        for start in range(0, length, per_window):
+            steps = slice(start, min(length, start + per_window))
+            shared = None
+            if encoder is not None and stamps is None:
+                shared = encoder.encode(backend.asarray(tau[:, steps], dtype=wide))  # (1, s, D)
+            for first in range(0, n, per_block):
+                rows = slice(first, min(n, first + per_block))
+                if encoder is not None and stamps is not None:  # (each series' own times)
+                    yield rows, steps, encoder.encode(backend.asarray(tau[rows, steps], dtype=wide))
+                else:
+                    yield rows, steps, shared
 
     def _encode_minirocket(self, X: Any, stamps: np.ndarray | None) -> Any:
         """MiniRocket's per-step indicators as +-1 vectors bound to the time codes and
-        summed with their weights, in chunks of series (see :func:`~._minirocket.encode`)."""
+        summed with their weights, in blocks of series and steps (see
+        :func:`~._minirocket.encode`)."""
         n, _, length = (int(s) for s in X.shape)
-        step = max(1, _CHUNK_ELEMENTS // (length * self.model_.dim))
-        chunks = self._time_chunks(stamps, n, length, step)
+        blocks = self._blocks(stamps, n, length, self.model_.vector_length)
         x = self.model_.backend.asarray(X)
-        return encode(self.model_, self.minirocket_, x, chunks, shared_times=stamps is None)
+        return encode(self.model_, self.minirocket_, x, blocks, shared_times=stamps is None)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
