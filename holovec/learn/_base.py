@@ -23,7 +23,6 @@ from ._data import (
     padded_blocks,
     padded_index,
     padded_size,
-    take_rows,
 )
 from ._seed import RANDOM_STATE, seed_of
 from ._space import Space
@@ -51,12 +50,18 @@ class Batch:
     the padding out of what it sums and to drop its rows from what it returns. Elsewhere
     ``index`` is ``rows`` and ``weights`` is ``None``. No sample's result depends on the
     padding: every operation on a batch is row by row, or masked.
+
+    The unit rows are ``scale * H``: ``scale`` is 1.0 but where the caller of
+    :meth:`HDEstimator._encoded` asks for ``scaled`` rows (see ``Space.scaled_features``).
+    ``H`` is a ``Rows`` (rows of the kept encodings read block by block) where the caller
+    asks for ``blocks`` and the space reads them so.
     """
 
     rows: np.ndarray | slice
     H: Any
     index: np.ndarray | slice
     weights: Any
+    scale: float = 1.0
 
     @property
     def n(self) -> int:
@@ -194,10 +199,17 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
         order_free: bool = False,
         training: bool = False,
         vectors: bool = False,
+        scaled: bool = False,
+        blocks: bool = False,
     ) -> Iterator[Batch]:
         """The minibatches of checked ``X`` with their encodings as unit real rows on the
         model's backend (the model's own vectors with ``vectors``). With ``epoch``, in an
-        order shuffled from the seed and the epoch (from the kept encodings, if any).
+        order shuffled from the seed and the epoch. Inside :meth:`_keeping_encodings` the
+        rows come from the kept encodings (``X`` is then the training set they were made
+        from); there, with ``blocks``, a shuffled batch's rows are a ``Rows`` where the
+        space reads them block by block (for rules that pass them to ``Space.product`` and
+        ``Space.add`` only). ``scaled``: encodings newly made may come unscaled, with the
+        batch's ``scale`` (see :class:`Batch`), for callers that scale the results.
         ``order_free``: the caller's result does not depend on the batches (row-wise
         scores, sums), so a partitioned backend may take all rows at once.
 
@@ -209,7 +221,8 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
         (prediction, streams: at most twice the rows of the batch)."""
         n = n_rows(X)
         seed = None if epoch is None else self.encoder_.seed_
-        kept = getattr(self, "_kept", None) if epoch is not None else None
+        kept = None if vectors else getattr(self, "_kept", None)
+        space = self.space_
         size = batch_rows(self.model_, self.batch_size, n) if order_free else self.batch_size
         padding = self._pads_batches
         weights: dict[tuple[int, int], Any] = {}  # the masks, made once per shape in a pass
@@ -221,15 +234,19 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
                 index = padded_index(rows, padded)
                 mask = weights.get((padded, count))
                 if mask is None:
-                    mask = weights[padded, count] = self.space_.backend.asarray(
-                        np.arange(padded) < count, dtype=self.space_.dtype
+                    mask = weights[padded, count] = space.backend.asarray(
+                        np.arange(padded) < count, dtype=space.dtype
                     )
+            scale = 1.0
             if kept is not None:
-                H = take_rows(kept, index)
+                H = space.rows(kept, index) if blocks else space.take(kept, index)
             else:
-                H = self.encoder_.encode_checked(take_rows(X, index))
-                H = H if vectors else self.space_.features(H)
-            yield Batch(rows, H, index, mask)
+                H = self.encoder_.encode_checked(space.take(X, index))
+                if scaled:
+                    H, scale = space.scaled_features(H)
+                elif not vectors:
+                    H = space.features(H)
+            yield Batch(rows, H, index, mask, scale)
 
     def _on_host(self, outputs: Iterable[tuple[Batch, Any]]) -> np.ndarray:
         """Results of batches (``(batch, out)``, ``out`` with a row per row of ``batch.H``)
@@ -264,12 +281,16 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
     def _keeping_encodings(self, X: Any) -> Iterator[None]:
         """While training for several epochs: the training set's encodings are kept on the
         backend when they fit in ``cache_size`` MiB (encoded once instead of every epoch);
-        memory stays bounded by ``cache_size`` plus a batch either way."""
+        memory stays bounded by ``cache_size`` plus a batch either way. Inside another such
+        context (of the same training set) the encodings kept there serve."""
+        if "_kept" in self.__dict__:
+            yield
+            return
         space = self.space_
         needed = self._padded_rows(n_rows(X)) * space.width * np.dtype(dtype_name(space.dtype)).itemsize
         try:
+            self._kept = None  # (encoding the kept ones reads none)
             if needed <= self.cache_size * 2**20:
-                self._kept = None
                 self._kept = self._encode_all(X)
             yield
         finally:
@@ -292,7 +313,7 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
         missing = self._padded_rows(n_rows(X)) // parts[0].shape[0] - len(parts)
         if missing > 0:  # (where batches are padded) whole blocks of padding
             parts.extend([space.xp.zeros_like(parts[0])] * missing)
-        return space.computed(parts[0] if len(parts) == 1 else space.xp.concat(parts, axis=0))
+        return space.computed(space.joined(parts))
 
     def _beyond_range(self, total: Any) -> float | None:
         """``total`` (a sum over the fitted state that bounds it and the scores made from

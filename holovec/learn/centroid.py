@@ -18,9 +18,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import Flag
 from ._base import Batch, HDEstimator
-from ._data import host_labels, n_rows, take_rows
+from ._data import host_labels, n_rows
 from ._docs import shared_parameters
-from ._space import Space
+from ._space import Space, scaled_cosines
 from ._targets import class_indices, class_labels, sorted_classes
 
 __all__ = ["CentroidClassifier", "PrototypeClassifier", "stream_classes"]
@@ -35,9 +35,11 @@ _BINARISABLE = ("bipolar", "binary")
 # row of padding; None: no padding, see Batch) and the learning rate, and runs as one
 # compiled program where the backend compiles (Space.run). Within a batch all samples see
 # the prototypes as they were before it.
-def _bundling(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
-    """Each sample added to its class."""
-    return space.add(P, space.masked(space.one_hot(t, P.shape[0]), weights), H)
+def _bundling(space: Space, P: Any, H: Any, t: Any, weights: Any, scale: float) -> Any:
+    """Each sample added to its class: its row of ``H`` times ``scale`` (the batch's, see
+    ``Batch``: the same sums as of the unit rows, since a product of a row's +-1 element
+    with the 0/1 coefficient times ``scale`` is exact, as is one with the scaled element)."""
+    return space.add(P, space.masked(space.one_hot(t, P.shape[0]), weights) * scale, H)
 
 
 def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndarray:
@@ -123,6 +125,9 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
 
     def _stream(self, X: Any, t: np.ndarray) -> None:
         """What ``partial_fit`` learns from a batch: one pass of ``_stream_rule``."""
+        if self._stream_rule is _bundling:
+            self.prototypes_ = self._bundled(X, t, self.prototypes_)
+            return
         for batch in self._encoded(X, order_free=self._stream_is_bundling):
             self.prototypes_ = self._step(self._stream_rule, batch, t)
 
@@ -133,15 +138,21 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
 
     def _first_pass(self, X: Any, t: np.ndarray) -> None:
         """One pass of ``_first_pass_rule`` over the training set."""
+        if self._first_pass_rule is _bundling:
+            self.prototypes_ = self._bundled(X, t, self.prototypes_)
+            return
         # bundling (sums) does not depend on the batches: Dask then sums chunks as a tree
         for batch in self._encoded(X, order_free=self._first_pass_is_bundling, training=True):
             self.prototypes_ = self._step(self._first_pass_rule, batch, t)
 
     def _bundled(self, X: Any, t: np.ndarray, sums: Any) -> Any:
-        """``sums`` (class sums) with every sample of ``X`` added to its class."""
+        """``sums`` (class sums) with every sample of ``X`` added to its class (its
+        encoding unscaled where the model's elements are +-1: the scale goes with the
+        coefficients, see ``_bundling``, so no scaled copy of the data is made)."""
         space = self.space_
-        for batch in self._encoded(X, order_free=True, training=True):
-            sums = space.run(_bundling, sums, batch.H, space.indices(batch.take(t)), batch.weights, 0.0)
+        for batch in self._encoded(X, order_free=True, training=True, scaled=True):
+            H, t_batch = batch.H, space.indices(batch.take(t))
+            sums = space.run(_bundling, sums, H, t_batch, batch.weights, batch.scale)
         return space.computed(sums)
 
     def _step(self, rule: Any, batch: Batch, t: np.ndarray) -> Any:
@@ -189,19 +200,22 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         self._finish()  # binarised where asked for
 
     # -- predicting -------------------------------------------------------------------------
-    def _scores(self, X: Any) -> np.ndarray:
+    def _scores(self, X: Any, *, checked: bool = False) -> np.ndarray:
+        """Host class scores ``(n_samples, n_classes)`` of ``X`` (``checked``: by
+        ``_check_input`` already)."""
         check_is_fitted(self, "prototypes_")
-        X = self._check_input(X)
+        X = X if checked else self._check_input(X)
         binarised = self.class_vectors_ is not None
         # for binarised inference, the model's own vectors (a Hamming search for BSC)
-        batches = self._encoded(X, order_free=True, vectors=binarised)
-        return self._on_host((batch, self._batch_scores(batch.H)) for batch in batches)
+        batches = self._encoded(X, order_free=True, vectors=binarised, scaled=not binarised)
+        return self._on_host((batch, self._batch_scores(batch.H, batch.scale)) for batch in batches)
 
-    def _batch_scores(self, H: Any) -> Any:
-        """The class scores of a batch's encodings (the model's vectors, where binarised)."""
+    def _batch_scores(self, H: Any, scale: float = 1.0) -> Any:
+        """The class scores of a batch's encodings (the model's vectors, where binarised;
+        unit rows are ``scale * H``, see ``Batch``)."""
         if self.class_vectors_ is not None:
             return self.model_.similarity_matrix(H, self.class_vectors_)
-        return self.space_.run(Space.cosines, H, self.prototypes_)
+        return self.space_.run(scaled_cosines, H, self.prototypes_, scale)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
@@ -217,15 +231,19 @@ class PrototypeClassifier(ClassifierMixin, HDEstimator):
         backend and machine for the same prototypes and encodings)."""
         check_is_fitted(self, "prototypes_")
         X = self._check_input(X)
-        scores = self._scores(X)
+        scores = self._scores(X, checked=True)
         best = np.argmax(scores, axis=1)
-        near = self.space_.near_ties(scores) if self.class_vectors_ is None else ()
-        if len(near):  # binarised prototypes score exactly (Hamming): no near ties
-            canonical = [
-                batch.trim(self.space_.canonical_cosines(batch.H, self.prototypes_))
-                for batch in self._encoded(take_rows(X, near), order_free=True)
-            ]
-            best[near] = np.argmax(np.concatenate(canonical, axis=0), axis=1)
+        if self.class_vectors_ is None:  # (binarised prototypes score exactly: no near ties)
+            near, candidates = self.space_.near_ties(scores)
+            if len(near):  # decided by the canonical cosines of the classes within rounding
+                canonical = [
+                    batch.trim(
+                        self.space_.canonical_cosines(batch.H, self.prototypes_, batch.take(candidates))
+                    )
+                    for batch in self._encoded(self.space_.take(X, near), order_free=True)
+                ]
+                choice = np.argmax(np.concatenate(canonical, axis=0), axis=1)
+                best[near] = candidates[np.arange(len(near)), choice]
         return self.classes_[best]
 
 

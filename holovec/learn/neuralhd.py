@@ -96,7 +96,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
         if not hasattr(self.encoder_.encoder_, "regenerate"):
             raise ValueError(
                 "NeuralHDClassifier needs an encoder that can regenerate dimensions (HDEncoder with "
-                f"encoding='sinusoid'); got {self.encoder_.encoder_!r}"
+                f"encoding='sinusoid'); got {type(self.encoder_).__name__} (its encoder: {self.encoder_.encoder_!r})"
             )
         return X
 

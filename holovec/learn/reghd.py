@@ -13,7 +13,7 @@ from .._params import NON_NEGATIVE, POSITIVE_INT, Interval
 from ._base import HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
-from ._space import Space
+from ._space import Space, scaled_product
 from ._targets import check_target_range, regression_targets
 
 __all__ = ["RegHDRegressor"]
@@ -209,6 +209,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
         space, column = self.space_, self.coef_[:, None]
-        out = self._on_host((batch, space.run(Space.product, batch.H, column)) for batch in self._encoded(X))
+        batches = self._encoded(X, scaled=True)  # (the scale goes with H w)
+        out = self._on_host((b, space.run(scaled_product, b.H, column, b.scale)) for b in batches)
         # the float64 intercept added on the host (the learning space's floats may be float32)
         return out[:, 0] + self.intercept_

@@ -37,7 +37,7 @@ from ..backends import dtype_name
 from ._base import HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
-from ._space import Space
+from ._space import Space, scaled_product
 from ._targets import check_target_range, class_indices, class_labels, regression_targets
 from .centroid import stream_classes
 
@@ -258,8 +258,8 @@ class _Ridge(HDEstimator):
         """``H W`` for every sample, on the host ``(n, k)``."""
         check_is_fitted(self, "coef_")
         X = self._check_input(X)
-        space, batches = self.space_, self._encoded(X)
-        return self._on_host((batch, space.run(Space.product, batch.H, self.coef_)) for batch in batches)
+        space, batches = self.space_, self._encoded(X, scaled=True)  # (the scale goes with H W)
+        return self._on_host((b, space.run(scaled_product, b.H, self.coef_, b.scale)) for b in batches)
 
 
 @shared_parameters
