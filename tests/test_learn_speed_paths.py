@@ -10,6 +10,9 @@ Times are the benchmark's (benchmarks/learn.py), never asserted here.
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -228,3 +231,46 @@ def test_precomputed_vectors_are_checked_once_per_call_and_refused_when_wrong(ba
         clf.predict(on(bad))
     with pytest.raises(ValueError, match="not MAP elements"):
         _fit(CentroidClassifier, backend, bad, np.arange(len(bad)) % 2)
+
+
+def test_checking_values_keeps_no_model_alive(backend):
+    """The NumPy twin that checks a torch CPU tensor's values lives and dies with its model
+    (a cache of the process kept 16 models and their twins alive)."""
+    model = VSA.create("MAP", 256, backend, device=device_for(backend), seed=5)
+    rows = np.where(np.random.default_rng(5).random((200, 256)) < 0.5, -1.0, 1.0).astype(np.float32)
+    model.asarray(model.backend.asarray(rows))  # (200 x 256: lent to NumPy on torch's CPU)
+    gone = weakref.ref(model)
+    del model
+    gc.collect()
+    assert gone() is None
+
+
+def test_precomputed_tensors_that_require_grad_are_learned_from_their_values(encoded):
+    """Fitted prototypes hold values, not an autograd graph (one could not be copied or
+    pickled), as for features (``check_features`` detaches them)."""
+    torch = pytest.importorskip("torch")
+    import copy
+
+    Htr, _, ytr, _ = encoded
+    for cls in (CentroidClassifier, AdaptHDClassifier):
+        clf = cls(model="MAP", dim=DIM, encoder="precomputed", backend="torch", device="cpu", seed=1,
+                  **({} if cls is CentroidClassifier else {"epochs": 2}))  # fmt: skip
+        clf.fit(torch.tensor(Htr, requires_grad=True), ytr)
+        assert not clf.prototypes_.requires_grad
+        copy.deepcopy(clf)
+
+
+def test_leads_bounds_hold_in_float64_after_long_moves():
+    """Float64 scores have a margin below the units of a long sum of update lengths
+    (``moved``): the bound's own rounding is kept out too. A lead of ``3.9 * margin``,
+    under the ``4 * margin`` that two scores within ``margin`` of the exact ones and two
+    more ``margin`` of the next pass need, stays at risk (it was skipped in about one case of
+    four, rounded to the units of ``moved = 1000``)."""
+    margin = rounding_margin(64, True)
+    rng = np.random.default_rng(6)
+    norms, rows = np.ones(2), np.array([0])
+    for a in rng.uniform(0.2, 0.5, 200):
+        leads = Leads(1, 2, margin)
+        leads.record(rows[:0], np.zeros((0, 2)), norms, np.array([1e3, 1e3]))
+        leads.record(rows, np.array([[a, a - 3.9 * margin]]), norms, np.zeros(2))
+        assert len(leads.at_risk(rows, np.array([0]), norms)) == 1

@@ -9,6 +9,9 @@ import numpy as np
 #: the relative margin on each step's length (computed in float64 from float32 prototypes,
 #: whose rounding is far below it)
 _SAFETY = 1e-6
+#: the float64 rounding of the bounds' own sums, relative to their largest term (a few units
+#: of 2**-53: ``moved`` grows over a fit, and float64 scores' ``margin`` is below its units)
+_ROUNDING = 2.0**-49
 
 
 class Leads:
@@ -28,7 +31,7 @@ class Leads:
     ``((s0 -+ margin) |p0| -+ moved since) / |p| -+ margin``; a sample whose class's lowest
     possible score exceeds every other class's highest is classified right by any matrix
     library, and would update nothing. Norms and step lengths are computed in float64 (the
-    steps' with a relative margin of ``_SAFETY``).
+    steps' with a relative margin of ``_SAFETY``, the bounds' sums with ``_ROUNDING``).
     """
 
     def __init__(self, n_samples: int, n_classes: int, margin: float) -> None:
@@ -43,8 +46,10 @@ class Leads:
         """The positions in ``rows`` (samples, of class indices ``t[rows]``) that a pass
         must score against prototypes of lengths ``norms``."""
         length = np.where(norms > 0, norms, 1.0)
-        low = np.where(norms > 0, (self.low[rows] - self.moved) / length, 0.0) - self.margin
-        high = np.where(norms > 0, (self.high[rows] + self.moved) / length, 0.0) + self.margin
+        low, high = self.low[rows], self.high[rows]
+        slack = _ROUNDING * (np.maximum(np.abs(low), np.abs(high)) + self.moved)
+        low = np.where(norms > 0, (low - self.moved - slack) / length, 0.0) - self.margin
+        high = np.where(norms > 0, (high + self.moved + slack) / length, 0.0) + self.margin
         own = t[rows]
         index = np.arange(len(rows))
         lowest = low[index, own]

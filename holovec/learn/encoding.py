@@ -242,6 +242,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         check_known_shape(X, "X")
         if not (is_framework_array(X) or isinstance(X, np.ndarray)):
             X = np.asarray(X)
+        X = X.detach() if getattr(X, "requires_grad", False) is True else X  # (as check_features)
         if X.ndim != 2 or X.shape[0] < 1:
             raise ValueError(
                 f"encoding='precomputed' needs a 2D array of {model.name} vectors, shape (n_samples, "

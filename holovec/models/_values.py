@@ -9,7 +9,6 @@ the model allows (``allowed_values``).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -105,14 +104,18 @@ def value_error(model: Any, name: str, x: Any, bad: Any, problem: str) -> ValueE
 CHECK_BLOCK_BYTES = 2**21
 
 
-@functools.lru_cache(maxsize=16)
 def _numpy_twin(model: Any) -> Any | None:
-    """The model on the NumPy backend (models are equal and hashable by configuration), or
-    None where NumPy cannot hold its dtype (bfloat16)."""
-    try:
-        return model.with_backend("numpy")
-    except TypeError:
-        return None
+    """The model on the NumPy backend, or None where NumPy cannot hold its dtype (bfloat16):
+    made once and kept by the model (as ``block_model`` keeps its own), so that it lives and
+    dies with it (a cache of the process would keep models, equal by configuration, alive)."""
+    twin = model.__dict__.get("_numpy_twin_cache", False)
+    if twin is False:
+        try:
+            twin = model.with_backend("numpy")
+        except TypeError:
+            twin = None
+        model.__dict__["_numpy_twin_cache"] = twin
+    return twin
 
 
 def _all_valid(model: Any, x: Any) -> bool | None:
@@ -120,10 +123,7 @@ def _all_valid(model: Any, x: Any) -> bool | None:
     for ``x``'s dtype. A tensor that the backend lends as a NumPy view is tested by the
     model's NumPy twin (the same test, on the host's faster kernels)."""
     views = model.backend.host_views(x)
-    try:
-        host = None if views is None else _numpy_twin(model)
-    except TypeError:  # (a model that cannot be hashed)
-        host = None
+    host = None if views is None else _numpy_twin(model)
     if host is not None:
         model, x = host, views[0]
     # (blocks of whole vectors: the leading axis of a batch of them)
