@@ -434,3 +434,21 @@ def test_cluster_refuses_a_chunk_over_the_worker_memory(cluster):
     items = model.random(100_000, seed=1).rechunk({0: 60_000})  # 600 MB chunks, never made
     with pytest.raises(ValueError, match="memory limit"):
         search(model, model.random(2, seed=2), items, k=1)
+
+
+def test_arrays_of_unknown_chunk_sizes_are_refused_with_the_remedy():
+    # a boolean mask leaves the chunk sizes NaN: searches failed converting NaN to an int
+    model = VSA.create("MAP", dim=64, backend="dask")
+    book = model.random(20, seed=1)
+    masked = book[da.from_array(np.arange(20) % 2 == 0)]
+    remedy = r"unknown chunk sizes.*compute_chunk_sizes\(\)"
+    with pytest.raises(ValueError, match=remedy):
+        model.similarity_matrix(book[:2], masked)
+    with pytest.raises(ValueError, match=remedy):
+        cleanup(model, book[:2], masked)
+    with pytest.raises(ValueError, match=remedy):
+        ItemStore(model).fit(masked)
+    with pytest.raises(ValueError, match=remedy):
+        ItemStore(model).fit(book).query(masked)
+    known = masked.compute_chunk_sizes()
+    assert ItemStore(model).fit(known).query(book[2])[0][1] == pytest.approx(1.0)

@@ -718,3 +718,18 @@ def test_no_raw_framework_errors(model):
     for exc_type, call in cases:
         with clear_error(exc_type, r"\S"):
             call()
+
+
+@pytest.mark.parametrize("name", ["MAP", "FHRR", "HRR"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_similarity_of_a_vector_holding_nan_or_infinity(backend, name, bad):
+    # ItemStore refuses such vectors; similarity said NaN silently
+    model = VSA.create(name, dim=64, backend=backend, device=device_for(backend))
+    a = model.random(seed=1)
+    x = model.backend.to_numpy(a).copy()
+    x[3] = bad
+    b = model.backend.from_numpy(x)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        model.similarity(a, b)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        model.similarity(model.xp.stack([a, a]), model.xp.stack([a, b]))

@@ -85,6 +85,17 @@ def test_random_state_and_seed_that_differ_are_refused():
     assert clf.encoder_.seed_ == 1
 
 
+def test_a_seed_at_odds_with_a_holovec_encoders_seed_names_the_encoder():
+    # the encoder's own seed is compared, not its model's (which here agrees)
+    from holovec import VSA
+    from holovec.encoders import FractionalPowerEncoder
+
+    X, labels, _ = _data()
+    enc = FractionalPowerEncoder(VSA.create("FHRR", dim=64, seed=0), 0.0, 1.0, seed=1)
+    with pytest.raises(ValueError, match=r"seed=0 disagrees with the FractionalPowerEncoder \(seed=1\)"):
+        CentroidClassifier(encoder=enc, seed=0).fit(X[:, :1], labels)
+
+
 @pytest.mark.parametrize(
     ("value", "error", "words"),
     [

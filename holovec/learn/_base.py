@@ -144,8 +144,10 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
         model: its model, dim, seed, backend and device are the encoder's to decide
         (``backend="auto"`` leaves the choice to it)."""
         model = enc.model
-        given = {"model": model.name, "dim": model.dim, "seed": getattr(enc, "seed", None)}
-        self._check_agree(given, self._shared_settings(), "the encoder's model")
+        mine = self._shared_settings()
+        self._check_agree({"model": model.name, "dim": model.dim}, mine, "the encoder's model")
+        # the seed compared is the encoder's own (its model's may differ)
+        self._check_agree({"seed": getattr(enc, "seed", None)}, mine, f"the {type(enc).__name__}")
         here, asked = model.backend, self.backend
         if isinstance(asked, str) and asked.lower() == "auto":
             asked = None

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import REFUSED_ARRAY_TYPES, check_int
 from ..backends import dtype_name
+from ..backends.arrays import check_has_data
 from .registry import models_using_dtype
 
 #: the largest dim: one vector's elements must be addressable by a 32-bit index
@@ -94,6 +95,7 @@ def check_vectors(model: Any, x: Any, name: str = "x") -> Any:
             "convert it with model.asarray(x)"
         )
     refuse_array_type(x, name)
+    check_has_data(x, name)
     if x.dtype != model.dtype:
         got = dtype_name(x.dtype) if known_dtype(x.dtype) else str(x.dtype)
         others = [m for m in models_using_dtype(got) if m != model.name]

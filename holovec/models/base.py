@@ -303,9 +303,19 @@ class VSAModel(ModelProtocol, ABC):
         Broadcasts over batch axes like NumPy; two vectors give a 0-d array.
         """
         self._checks.pair(a, b)
-        out = self._similarity(a, b)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # refused below instead
+            out = self._similarity(a, b)
         # NumPy reductions give scalars; the contract is a 0-d array of the backend
-        return np.asarray(out) if isinstance(out, np.generic) else out
+        out = np.asarray(out) if isinstance(out, np.generic) else out
+        # valid vectors always give a finite similarity, so checking the (small) result
+        # finds NaN or infinity in either operand without reading every element again
+        backend = self._backend
+        if not (backend.lazy or backend.is_traced(out)) and not _finite(backend, out):
+            raise ValueError(
+                "similarity: a or b holds NaN or infinity (the similarity is not finite); "
+                f"{self.name} vectors must be finite"
+            )
+        return out
 
     def similarity_matrix(self, queries: Any, items: Any, *, chunk_size: int | None = None) -> Any:
         """Similarity of every query (shape ``(..., dim)``) with every item (``(n, dim)``):
@@ -379,3 +389,11 @@ def _rebuilt_model(
     model = configuration.rebuilt(cls, dim, backend, device, dtype, seed, options)
     model.__setstate__({"unseeded_draws": draws})
     return model
+
+
+def _finite(backend: Any, out: Any) -> bool:
+    """Whether every similarity in ``out`` is finite, read on the host (one small copy;
+    a reduction on the device costs several dispatches per call)."""
+    if out.ndim == 0:
+        return math.isfinite(float(out))
+    return bool(np.isfinite(backend.to_numpy(out)).all())

@@ -1,7 +1,8 @@
 """ItemStore: top-k search of many queries against a codebook, chunked over items.
 
-A store keeps its codebook in the model's search form (a search index, made once at the
-first search, block by block of items), searches each chunk of items with one matrix
+A store keeps its codebook in the model's search form (a search index, made once by
+``fit``, block by block of items, and again at the first search after ``add`` or
+``remove``), searches each chunk of items with one matrix
 product (or XOR/popcount on packed bits for binary and bipolar codes) and merges a
 running top-k per query, so that memory stays ``n_queries x chunk`` however many items
 there are; ties come back lowest index first. The engine, shared with
@@ -89,6 +90,9 @@ class ItemStore:
             claim_codebook(self.model, codebook, "the codebook", "this store's model")
         self.codebook = codebook
         self._index_of: Any = None  # the vectors the cached search index was made from
+        if len(codebook) and not self.model.backend.is_partitioned(codebook.vectors):
+            # the search form (norms, packed bits) now, so the first query does not pay for it
+            self._index(codebook).packed(self.model)
         return self
 
     def _book(self) -> Codebook:
@@ -99,8 +103,9 @@ class ItemStore:
         return self.codebook
 
     def _index(self, book: Codebook) -> SearchIndex:
-        """The codebook in the model's search form (norms, packed bits), made once, block by
-        block, and made again after ``add`` or ``remove`` (which replace the codebook's array)."""
+        """The codebook in the model's search form (norms, packed bits), made once (by
+        ``fit``), block by block, and made again after ``add`` or ``remove`` (which replace
+        the codebook's array)."""
         if self._index_of is not book.vectors or self._index_cache is None:
             self._index_cache = None  # let the old index go before the new one is made
             self._index_cache = SearchIndex(self.model, placed_items(self.model, book.vectors))
