@@ -8,8 +8,6 @@ of testing for torch, JAX or Dask itself.
 
 from __future__ import annotations
 
-import math
-
 from typing import Any
 
 import numpy as np
@@ -51,21 +49,12 @@ def dtype_name(dtype: Any) -> str:
 
 
 def check_has_data(x: Any, name: str = "the array") -> None:
-    """``ValueError`` for an array that holds no values, only a shape and a dtype (a torch
-    tensor on the ``meta`` device: reading it would fail deep inside torch), or whose shape
-    is not known yet (a Dask array filtered by a boolean mask: its chunk sizes are NaN, and
-    chunked work would fail converting NaN to an int)."""
+    """``ValueError`` for an array that holds no values, only a shape and a dtype: a torch
+    tensor on the ``meta`` device (reading it would fail deep inside torch)."""
     if getattr(x, "is_meta", False) is True:
         raise ValueError(
             f"{name} is a torch tensor on the 'meta' device, which holds no data (only a shape "
             f"{tuple(x.shape)} and a dtype); give a tensor with values (on 'cpu' or a GPU)"
-        )
-    shape = getattr(x, "shape", ())
-    if any(isinstance(n, float) and math.isnan(n) for n in shape):
-        raise ValueError(
-            f"{name} has unknown chunk sizes (shape {tuple(shape)}), as a Dask array filtered by a "
-            f"boolean mask has; call its compute_chunk_sizes() first "
-            "(or index with integer positions, whose sizes are known)"
         )
 
 

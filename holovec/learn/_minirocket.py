@@ -14,6 +14,14 @@ training series. A multivariate series enters each (kernel, dilation) pair as th
 of a random subset of its channels. The arithmetic is float32, in the order of the
 authors' code (and aeon's), so that the features agree with theirs up to ties (the
 channels of a pair are summed before the convolution, not after: a rounding difference).
+
+The features are sign tests ``conv(x) > bias``, unchanged when the series and the bias
+are multiplied by one positive number: each series is multiplied by a power of two that
+brings its largest magnitude into ``[1/2, 1)`` (exact in floating point) before the
+float32 cast, and its biases by the same power, so that series near the float limits
+(float32 values near 1e38, float64 ones beyond float32's range, tiny ones) neither
+overflow nor lose their precision, and the indicators are those of the unscaled
+arithmetic wherever that one neither overflows nor underflows.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import get_backend
+from ..backends import dtype_name, get_backend
 
 __all__ = [
     "KERNELS",
@@ -33,6 +41,7 @@ __all__ = [
     "fit_parameters",
     "indicators",
     "padded_series",
+    "series_exponents",
     "step_weights",
     "window_indicators",
 ]
@@ -45,6 +54,9 @@ MAX_DILATIONS = 32
 #: at most this many channels are summed for one (kernel, dilation) pair
 MAX_CHANNELS = 9
 _GOLDEN = (np.sqrt(5.0) + 1.0) / 2.0
+#: fitted biases are kept in the series' own units (as aeon's) unless a training series'
+#: magnitude is beyond ``2**this`` or below its inverse: float32 then holds every bias
+_OWN_UNITS_EXPONENT = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,6 +76,11 @@ class MiniRocketParameters:
     features_per_dilation : int ndarray (n_dilations,)
         Features of each kernel at each dilation.
     biases : float32 ndarray (n_features,)
+        In units of ``2**exponent`` of the series' values.
+    exponent : int, default 0
+        The biases' unit (0: the series' own, as aeon's parameters; fitted on series of
+        magnitudes beyond float32's comfort, the largest training series' power of two, so
+        that float32 holds the biases).
     """
 
     channel_counts: np.ndarray
@@ -71,6 +88,7 @@ class MiniRocketParameters:
     dilations: np.ndarray
     features_per_dilation: np.ndarray
     biases: np.ndarray
+    exponent: int = 0
 
     def __post_init__(self) -> None:
         counts = np.asarray(self.channel_counts, dtype=np.int64)
@@ -79,6 +97,9 @@ class MiniRocketParameters:
         object.__setattr__(self, "dilations", np.asarray(self.dilations, dtype=np.int64))
         object.__setattr__(self, "features_per_dilation", np.asarray(self.features_per_dilation, np.int64))
         object.__setattr__(self, "biases", np.asarray(self.biases, dtype=np.float32))
+        if isinstance(self.exponent, bool) or not isinstance(self.exponent, (int, np.integer)):
+            raise TypeError(f"the MiniRocket biases' exponent must be an int, got {self.exponent!r}")
+        object.__setattr__(self, "exponent", int(self.exponent))
         n_dilations = len(self.dilations)
         if (
             len(self.features_per_dilation) != n_dilations
@@ -88,11 +109,13 @@ class MiniRocketParameters:
             or np.any(self.channel_indices < 0)
             or self.biases.shape != (self.n_features,)
             or np.any(self.dilations < 1)
+            or not np.all(np.isfinite(self.biases))
+            or abs(self.exponent) > 4096
         ):
             raise ValueError(
                 "MiniRocket parameters disagree in their sizes: 84 channel counts (each >= 1) per "
-                "dilation, their channels (indices >= 0), positive dilations and a bias per feature "
-                "are needed"
+                "dilation, their channels (indices >= 0), positive dilations and a finite bias per "
+                "feature (with an exponent of at most 4096 in magnitude) are needed"
             )
 
     @property
@@ -119,6 +142,25 @@ class MiniRocketParameters:
         """Each feature's dilation."""
         return np.repeat(self.dilations, N_KERNELS * self.features_per_dilation)
 
+    def thresholds(self, exponents: np.ndarray) -> np.ndarray:
+        """The biases for series multiplied by ``2**-exponents[i]``: ``biases *
+        2**(exponent - exponents[i])``, exact where float32 holds the result; past its
+        range a bias is infinite (no scaled convolution reaches it) or rounds towards 0
+        (below every scaled convolution's rounding).
+
+        Parameters
+        ----------
+        exponents : int ndarray (n,)
+            Each series' power of two (:func:`series_exponents`).
+
+        Returns
+        -------
+        float32 ndarray (n, n_features)
+        """
+        shift = self.exponent - np.asarray(exponents, dtype=np.int64)[:, None]
+        with np.errstate(over="ignore", under="ignore"):
+            return np.ldexp(self.biases.astype(np.float64)[None, :], shift).astype(np.float32)
+
 
 def fit_dilations(length: int, n_features: int, max_dilations: int = MAX_DILATIONS) -> tuple:
     """The dilations for series of ``length`` steps, and each kernel's number of features
@@ -136,6 +178,89 @@ def fit_dilations(length: int, n_features: int, max_dilations: int = MAX_DILATIO
     return dilations.astype(np.int64), per_dilation.astype(np.int64)
 
 
+def _exponents(magnitudes: Any) -> np.ndarray:
+    """The powers of two ``k`` with ``magnitudes * 2**-k`` in ``[1/2, 1)`` (0 for 0).
+
+    Parameters
+    ----------
+    magnitudes : array-like of float (n,)
+        Finite, at least 0.
+
+    Returns
+    -------
+    int64 ndarray (n,)
+    """
+    return np.frexp(np.asarray(magnitudes, dtype=np.float64))[1].astype(np.int64)
+
+
+def series_exponents(x: Any, backend: Any) -> np.ndarray:
+    """For each series, the power of two ``k`` that brings its largest magnitude into
+    ``[1/2, 1)`` (0 for a series of zeros): :func:`padded_series` divides the series by
+    ``2**k``, and :meth:`MiniRocketParameters.thresholds` the biases.
+
+    Parameters
+    ----------
+    x : array (n, C, L)
+        Finite real series, an array of ``backend``.
+    backend : Backend
+        The backend ``x`` belongs to.
+
+    Returns
+    -------
+    int64 ndarray (n,)
+        On the host.
+    """
+    xp = backend.xp
+    x = xp.astype(x, _scaling_dtype(x, backend))
+    return _exponents(backend.to_numpy(xp.max(xp.abs(x), axis=(1, 2))))
+
+
+def _scaling_dtype(x: Any, backend: Any) -> Any:
+    """The dtype series are scaled in: float64 for float64 series (they may lie beyond
+    float32's range), else float32 (which holds every power of two a series needs).
+
+    Parameters
+    ----------
+    x : array
+        Series of ``backend``.
+    backend : Backend
+        The backend ``x`` belongs to.
+
+    Returns
+    -------
+    dtype
+        ``backend``'s float64 or float32.
+    """
+    return backend.dtype("float64" if dtype_name(x.dtype) == "float64" else "float32")
+
+
+def _scaled(backend: Any, x: Any, exponents: np.ndarray) -> Any:
+    """``x * 2**-exponents`` per series, exact: two factors, each inside the float range
+    (one would not be, for float64 series near 1e-308 or float32 ones near 1e-45).
+
+    Parameters
+    ----------
+    backend : Backend
+        The backend ``x`` belongs to.
+    x : array (n, C, L)
+        Series in the dtype of :func:`_scaling_dtype`.
+    exponents : int ndarray (n,)
+        Each series' power of two (:func:`series_exponents`).
+
+    Returns
+    -------
+    array (n, C, L)
+        Of ``x``'s dtype.
+    """
+    if not np.any(exponents):
+        return x
+    first = (-exponents) // 2
+    factors = [np.ldexp(1.0, first), np.ldexp(1.0, -exponents - first)]
+    for f in factors:
+        x = x * backend.asarray(f[:, None, None], dtype=x.dtype)
+    return x
+
+
 def fit_parameters(
     series: Any, n_series: int, n_channels: int, length: int, n_features: int, seed: int
 ) -> MiniRocketParameters:
@@ -143,7 +268,8 @@ def fit_parameters(
     ``length`` steps, and for each (kernel, dilation) a random subset of the
     ``n_channels`` channels and the biases, quantiles of the convolution of a random
     training series. ``series(index)`` gives the training series ``index`` (an int
-    array) as a list of host float32 arrays ``(n_channels, length_i)``. The draws come
+    array) as a list of host float64 arrays ``(n_channels, length_i)``, each convolved in
+    float32 after its scaling by a power of two (see the module's note). The draws come
     from NumPy's generator seeded by ``seed`` (host arithmetic: the same everywhere)."""
     rng = np.random.default_rng(seed)
     host = get_backend("numpy")  # (the fit's own convolutions run on the host)
@@ -155,7 +281,11 @@ def fit_parameters(
     channels = order[np.arange(n_channels) < counts[:, None]]
     examples = rng.integers(n_series, size=n_pairs)
     unique, which = np.unique(examples, return_inverse=True)
-    chosen = series(unique)
+    raw = [np.asarray(s, dtype=np.float64) for s in series(unique)]
+    powers = _exponents([np.abs(s).max() if s.size else 0.0 for s in raw])
+    chosen = [np.ldexp(s, -k).astype(np.float32) for s, k in zip(raw, powers.tolist(), strict=True)]
+    # the biases in the series' own units where float32 holds them, else in the largest's
+    exponent = 0 if np.abs(powers).max() <= _OWN_UNITS_EXPONENT else int(powers.max())
     table = _channel_table(counts, channels, n_channels)
     n_features = N_KERNELS * int(per_dilation.sum())
     # low-discrepancy levels, float32 as the authors' (golden ratio multiples mod 1)
@@ -172,9 +302,11 @@ def fit_parameters(
             window = np.pad(y, ((0, 0), (4 * dilation, 4 * dilation)))[None]  # (zeros past the ends)
             conv = _convolve(host, window, dilation, int(size), kernels, own=True)[0]
             features = start + kernels[:, None] * count + np.arange(count)  # (g, count)
-            biases[features] = _quantiles(conv, levels[features])
+            shift = (powers[which[group]] - exponent)[:, None]  # (each pair's series' scale)
+            with np.errstate(over="ignore", under="ignore"):
+                biases[features] = np.ldexp(_quantiles(conv, levels[features]), shift)
         start += N_KERNELS * count
-    return MiniRocketParameters(counts, channels, dilations, per_dilation, biases)
+    return MiniRocketParameters(counts, channels, dilations, per_dilation, biases, exponent)
 
 
 def _quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
@@ -243,17 +375,37 @@ def _convolve(backend: Any, window: Any, dilation: int, steps: int, kernels: np.
     return conv
 
 
-def padded_series(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any:
-    """Series ``x`` ``(n, C, L)`` of ``backend`` as float32 with the zeros that the widest
+def padded_series(
+    parameters: MiniRocketParameters, x: Any, backend: Any, exponents: np.ndarray | None = None
+) -> Any:
+    """Series each divided by its power of two, as float32 with the zeros that the widest
     kernel reaches past their ends (``4 * max dilation`` either side) and, for several
     channels, a channel of zeros appended (the index that pads the channel table): the
-    input of :func:`window_indicators`."""
+    input of :func:`window_indicators` (given the same ``exponents``).
+
+    Parameters
+    ----------
+    parameters : MiniRocketParameters
+        The fitted parameters (their dilations and channels).
+    x : array (n, C, L)
+        Finite real series of ``backend``.
+    backend : Backend
+        The backend ``x`` belongs to.
+    exponents : int ndarray (n,) or None, default None
+        Each series' power of two (:func:`series_exponents`); ``None``: computed here.
+
+    Returns
+    -------
+    float32 array (n, C + 1 or 1, L + 8 * max dilation)
+    """
     xp = backend.xp
     n, channels, length = (int(s) for s in x.shape)
     if channels < parameters.n_channels:  # (a gather past the channels: JAX would clamp it)
         raise ValueError(
             f"the MiniRocket parameters use {parameters.n_channels} channels; the series have {channels}"
         )
+    exponents = series_exponents(x, backend) if exponents is None else exponents
+    x = _scaled(backend, xp.astype(x, _scaling_dtype(x, backend)), exponents)
     x = xp.astype(x, backend.dtype("float32"))
     if channels > 1:
         x = xp.concat([x, xp.zeros((n, 1, length), dtype=x.dtype, device=backend.device)], axis=1)
@@ -263,15 +415,41 @@ def padded_series(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any
 
 
 def window_indicators(
-    parameters: MiniRocketParameters, padded: Any, start: int, stop: int, backend: Any
+    parameters: MiniRocketParameters,
+    padded: Any,
+    start: int,
+    stop: int,
+    backend: Any,
+    exponents: np.ndarray | None = None,
 ) -> Any:
-    """The per-step indicators ``conv[t] > bias`` at the steps ``start <= t < stop``: bool
-    ``(n, n_features, stop - start)`` on ``backend`` for series that :func:`padded_series`
-    padded. At the steps a "valid" feature does not cover (see :func:`step_weights`) the
-    value is meaningless. Vectorised over series, kernels, features and steps (a loop over
-    the dilations and the channels of a pair); the memory is that of the window's steps."""
+    """The per-step indicators ``conv[t] > bias`` at the steps ``start <= t < stop``, each
+    scaled series against its biases scaled alike (:meth:`MiniRocketParameters.thresholds`).
+    At the steps a "valid" feature does not cover (see :func:`step_weights`) the value is
+    meaningless. Vectorised over series, kernels, features and steps (a loop over the
+    dilations and the channels of a pair); the memory is that of the window's steps.
+
+    Parameters
+    ----------
+    parameters : MiniRocketParameters
+        The fitted parameters.
+    padded : array (n, C + 1 or 1, L + 8 * max dilation)
+        Series as :func:`padded_series` returns them.
+    start, stop : int
+        The steps wanted.
+    backend : Backend
+        The backend ``padded`` belongs to.
+    exponents : int ndarray (n,) or None, default None
+        The powers of two the series were divided by (``None``: they were not).
+
+    Returns
+    -------
+    bool array (n, n_features, stop - start)
+        On ``backend``.
+    """
     xp = backend.xp
     n, steps = int(padded.shape[0]), stop - start
+    shifts = np.zeros(1, dtype=np.int64) if exponents is None else np.asarray(exponents)
+    thresholds = backend.asarray(parameters.thresholds(shifts))  # (n or 1, n_features)
     multichannel = int(padded.shape[1]) > 1
     table = parameters.channel_table(int(padded.shape[1]) - 1) if multichannel else None
     reach = 4 * int(parameters.dilations.max())
@@ -288,8 +466,8 @@ def window_indicators(
         else:  # (one channel: every pair convolves it; the channel table is all zeros)
             conv = _convolve(backend, window, dilation, steps, kernels, own=False)
         last_feature = first_feature + N_KERNELS * count
-        bias = backend.asarray(parameters.biases[first_feature:last_feature].reshape(N_KERNELS, count))
-        above = conv[:, :, None, :] > bias[None, :, :, None]  # (n, 84, count, steps)
+        bias = xp.reshape(thresholds[:, first_feature:last_feature], (-1, N_KERNELS, count))
+        above = conv[:, :, None, :] > bias[:, :, :, None]  # (n, 84, count, steps)
         parts.append(xp.reshape(above, (n, N_KERNELS * count, steps)))
         first_feature = last_feature
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=1)
@@ -297,8 +475,10 @@ def window_indicators(
 
 def indicators(parameters: MiniRocketParameters, x: Any, backend: Any) -> Any:
     """:func:`window_indicators` at every step of series ``x`` ``(n, C, L)`` of ``backend``
-    (any length ``L``; cast to float32): bool ``(n, n_features, L)``."""
-    return window_indicators(parameters, padded_series(parameters, x, backend), 0, int(x.shape[-1]), backend)
+    (any length ``L``; scaled and cast to float32): bool ``(n, n_features, L)``."""
+    exponents = series_exponents(x, backend)
+    padded = padded_series(parameters, x, backend, exponents)
+    return window_indicators(parameters, padded, 0, int(x.shape[-1]), backend, exponents)
 
 
 def step_weights(
@@ -330,7 +510,8 @@ def encode(model: Any, parameters: MiniRocketParameters, x: Any, blocks: Any, *,
     added to its rows' total."""
     xp, backend = model.xp, model.backend
     length = int(x.shape[-1])
-    padded = padded_series(parameters, x, backend)
+    exponents = series_exponents(x, backend)
+    padded = padded_series(parameters, x, backend, exponents)
     codes = sign_codes(model)
     totals: dict[int, Any] = {}  # (rows' first index -> their sum so far, in order)
     window: Any = None
@@ -341,7 +522,7 @@ def encode(model: Any, parameters: MiniRocketParameters, x: Any, blocks: Any, *,
             window, picks = steps, None
             host = step_weights(parameters, length, steps.start, steps.stop).T  # (s, F)
             weights = backend.asarray(host, dtype=model.real_dtype)
-        above = window_indicators(parameters, padded[rows], steps.start, steps.stop, backend)
+        above = window_indicators(parameters, padded[rows], steps.start, steps.stop, backend, exponents[rows])
         above = xp.permute_dims(above, (0, 2, 1))  # (b, s, F)
         if codes is None:  # (a model whose +-1 vectors are not elementwise: finish every step)
             vectors = model.lift(model.finish_sum(xp.astype(above, model.real_dtype) * 2.0 - 1.0)) * weights

@@ -64,7 +64,10 @@ def _ragged(X: list, name: str) -> Ragged | None:
         parts = [np.asarray(s) if (host := to_host(s)) is None else host for s in X]
     except (TypeError, ValueError):
         return None
-    if len(parts) < 1 or len({p.shape[-1] if p.ndim else -1 for p in parts}) <= 1:
+    if len(parts) < 1:
+        return None
+    _check_channel_counts(parts, name)
+    if len({p.shape[-1] if p.ndim else -1 for p in parts}) <= 1:
         return None
     out = []
     for i, p in enumerate(parts):
@@ -72,11 +75,32 @@ def _ragged(X: list, name: str) -> Ragged | None:
             raise ValueError(
                 f"{name}: series {i} has shape {p.shape}; each must be (length,) or (n_channels, length)"
             )
-        out.append(check_array(np.atleast_2d(p), dtype=np.float64, input_name=f"X[{i}]"))
-    channels = {p.shape[0] for p in out}
-    if len(channels) > 1:
-        raise ValueError(f"{name}: the series have different numbers of channels {sorted(channels)}")
+        with np.errstate(over="ignore", invalid="ignore"):  # (see check_series)
+            out.append(check_array(np.atleast_2d(p), dtype=np.float64, input_name=f"X[{i}]"))
     return Ragged(out)
+
+
+def _check_channel_counts(parts: list, name: str) -> None:
+    """``ValueError`` naming the first series whose number of channels differs from the
+    first series' (a series ``(length,)`` has one channel), instead of NumPy's
+    "inhomogeneous shape" when the list becomes an array.
+
+    Parameters
+    ----------
+    parts : list of ndarray
+        The series, as host arrays (others than 1-D or 2-D are left to the later checks).
+    name : str
+        The estimator's name, for the message.
+    """
+    counts = [(i, p.shape[0] if p.ndim == 2 else 1) for i, p in enumerate(parts) if p.ndim in (1, 2)]
+    found = sorted({c for _, c in counts})
+    if len(found) <= 1:
+        return
+    (i0, c0), (i1, c1) = counts[0], next((i, c) for i, c in counts if c != counts[0][1])
+    raise ValueError(
+        f"{name}: the series have different numbers of channels {found}: series {i0} has {c0}, "
+        f"series {i1} has {c1}; every series needs the same channels"
+    )
 
 
 def check_series(X: Any, name: str) -> Any:
@@ -93,7 +117,10 @@ def check_series(X: Any, name: str) -> Any:
         ragged = _ragged(X, name)
         if ragged is not None:
             return ragged
-    X = check_array(X, dtype=np.float64, allow_nd=True, ensure_min_samples=1)
+    # (scikit-learn's quick test of finiteness sums the values: finite ones near the float
+    # limit overflow there, which it then checks one by one, so NumPy's warning is noise)
+    with np.errstate(over="ignore", invalid="ignore"):
+        X = check_array(X, dtype=np.float64, allow_nd=True, ensure_min_samples=1)
     if X.ndim != 3 and X.ndim != 2:
         raise ValueError(
             f"{name} needs series as an array (n_series, length) or (n_series, n_channels, length), "
@@ -175,8 +202,10 @@ def length_groups(X: Ragged, stamps: list | None) -> Iterator[tuple[np.ndarray, 
 
 
 def host_series(X: Any, index: np.ndarray) -> list[np.ndarray]:
-    """The series ``index`` of checked ``X`` as host float32 arrays ``(n_channels, length)``
-    (only those rows of a framework's array are copied to the host)."""
+    """The series ``index`` of checked ``X`` as host float64 arrays ``(n_channels, length)``
+    (only those rows of a framework's array are copied to the host; float64 holds every
+    value exactly, so values beyond float32's range are scaled before MiniRocket's float32
+    arithmetic rather than made infinite)."""
     if isinstance(X, Ragged):
-        return [X.series[i].astype(np.float32) for i in index]
-    return list(np.asarray(to_host(take_rows(X, index)), dtype=np.float32))
+        return [X.series[i] for i in index]
+    return list(np.asarray(to_host(take_rows(X, index)), dtype=np.float64))

@@ -47,7 +47,9 @@ def softmax(scores: Any, temperature: float = 1.0) -> np.ndarray:
         Class scores (``decision_function``); 1-D: the score of the second of two classes
         relative to the first, as scikit-learn's binary classifiers give it.
     temperature : float, default 1.0
-        ``T > 0``: higher flattens the probabilities, lower sharpens them.
+        ``T > 0``: higher flattens the probabilities, lower sharpens them; as ``T`` goes
+        to 0 they become the hard max (1 shared equally by a row's largest scores, 0
+        elsewhere), which any ``T`` so small that the gaps over it overflow gives.
 
     Returns
     -------
@@ -64,8 +66,13 @@ def softmax(scores: Any, temperature: float = 1.0) -> np.ndarray:
     [[0.5, 0.5]]
     """
     POSITIVE.check("temperature", temperature)
-    S = _as_scores(scores, "scores") / float(temperature)
-    S = S - S.max(axis=1, keepdims=True)  # (no overflow: the largest exponent is 0)
+    S = _as_scores(scores, "scores")
+    # the largest subtracted before dividing, so the largest exponent is 0 whatever T (a
+    # tiny T made every score infinite, and inf - inf NaN); halves, because the gap of
+    # scores near the float limit overflows (halving is exact: the same quotient)
+    with np.errstate(over="ignore"):
+        half_gap = S / 2 - S.max(axis=1, keepdims=True) / 2
+        S = (half_gap / float(temperature)) * 2  # (a gap past the float range: -inf, weight 0)
     E = np.exp(S)
     return E / E.sum(axis=1, keepdims=True)
 
@@ -125,11 +132,13 @@ def expected_calibration_error(y_true: Any, proba: Any, n_bins: int = 15, *, cla
     t = _column_indices(y, classes, P.shape[1])
     confidence = P.max(axis=1)
     correct = np.argmax(P, axis=1) == t
-    # bin b holds confidences in ((b-1)/B, b/B]: ceil(c B) - 1, with 0 in the first bin
-    bins = np.clip(np.ceil(confidence * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    gap = np.bincount(bins, weights=correct - confidence, minlength=n_bins)  # (acc - conf) |B_b|
-    return float(np.abs(gap).sum() / len(y)) if count.sum() else 0.0
+    # bin b holds confidences in ((b-1)/B, b/B]: ceil(c B) - 1, with 0 in the first bin (as
+    # floats: exact integers, whatever B); only the occupied bins are kept, so memory is
+    # bounded by the samples, not by n_bins (an empty bin adds 0 to the sum)
+    bins = np.clip(np.ceil(confidence * float(n_bins)) - 1.0, 0.0, float(n_bins) - 1.0)
+    _, occupied = np.unique(bins, return_inverse=True)
+    gap = np.bincount(occupied, weights=correct - confidence)  # (acc - conf) |B_b|
+    return float(np.abs(gap).sum() / len(y))
 
 
 def _column_indices(y: np.ndarray, classes: Any, k: int) -> np.ndarray:

@@ -47,11 +47,34 @@ def feature_encoder(encoding: str, model: Any, n_features: int, bandwidth: float
     return ENCODINGS[encoding](model, n_features, bandwidth=width, seed=seed)
 
 
-def _tiny_scale(scale: np.ndarray, mean: np.ndarray) -> np.ndarray:
+def _tiny_scale(scale: np.ndarray, mean: np.ndarray, n_samples: int, eps: float) -> np.ndarray:
     """Where a feature (nearly) did not vary in training: scale 1, so a test value that
-    differs gives a finite, proportionate code instead of a huge one (scikit-learn's rule)."""
-    eps = np.finfo(np.float64).eps
-    return scale < 10 * eps * np.maximum(1.0, np.abs(mean))
+    differs gives a finite, proportionate code instead of a huge one.
+
+    scikit-learn's rule (``sklearn.preprocessing._data._is_constant_feature``, from the
+    error bound of the two-pass variance): constant where ``var <= n eps var + (n eps
+    mean)^2``, a bound relative to the feature's own magnitude (a variance of exactly 0
+    included), so it holds for the data times any constant. Tested on the standard
+    deviation (``hypot`` of the bound's square roots: the variance of very small or very
+    large features would underflow or overflow).
+
+    Parameters
+    ----------
+    scale : ndarray of float64, shape (n_features,)
+        The features' standard deviations.
+    mean : ndarray of float64, shape (n_features,)
+        Their means.
+    n_samples : int
+        The number of samples they were computed from.
+    eps : float
+        The machine epsilon of the float type they were computed in.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features,)
+    """
+    n_eps = n_samples * eps
+    return scale <= np.hypot(math.sqrt(n_eps) * scale, n_eps * np.abs(mean))
 
 
 class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -218,11 +241,13 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if not self.standardize:
             self.mean_ = self.scale_ = None
             return
+        eps = float(np.finfo(np.float64).eps)
         if is_framework_array(X):  # statistics on the device, two small vectors to the host
             xp, backend = self.model_.xp, self.model_.backend
             Xd = xp.astype(backend.asarray(X), backend.default_float_dtype())
             mean = backend.to_numpy(xp.mean(Xd, axis=0)).astype(np.float64)
             scale = backend.to_numpy(xp.std(Xd, axis=0)).astype(np.float64)
+            eps = float(xp.finfo(Xd.dtype).eps)  # (the rounding of the float they are computed in)
         else:
             with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused below
                 mean, scale = np.mean(X, axis=0, dtype=np.float64), np.std(X, axis=0, dtype=np.float64)
@@ -232,7 +257,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 f"X: features {np.flatnonzero(overflow)[:10].tolist()} are too large to standardise "
                 "(their mean or standard deviation overflows float64); scale them down"
             )
-        scale = np.where(_tiny_scale(scale, mean), 1.0, scale)
+        scale = np.where(_tiny_scale(scale, mean, n_rows(X), eps), 1.0, scale)
         self.mean_, self.scale_ = mean, scale
 
     def _vectors(self, X: Any, *, reset: bool) -> Any:

@@ -18,7 +18,6 @@ import math
 import warnings
 from typing import Any, ClassVar
 
-import array_api_compat
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -49,15 +48,50 @@ def _cosines(space: Space, H: Any, C: Any) -> np.ndarray:
 BANDWIDTH_PER_SPREAD = 2.0
 
 
-def _bandwidth(X: Any) -> float:
+def _bandwidth(X: Any, backend: Any) -> float:
     """The default encoder's bandwidth for checked features ``X``: ``BANDWIDTH_PER_SPREAD``
     over the RMS distance of two samples, ``sqrt(2 * total variance)`` (1 where the
-    features do not vary)."""
-    xp = array_api_compat.array_namespace(X)
-    if not xp.isdtype(X.dtype, "real floating"):
-        X = xp.astype(X, xp.float32)
-    spread = math.sqrt(2.0 * float(xp.sum(xp.var(X, axis=0))))
-    return BANDWIDTH_PER_SPREAD / spread if 0.0 < spread < math.inf else 1.0
+    features do not vary at all).
+
+    Scale-safe, so the bandwidth times the data's scale is the same at every scale: the
+    variance is computed in the backend's widest float (float64 where it has one) of the
+    features divided by their largest magnitude (at most 1: no square overflows, and
+    none of a feature that matters underflows), and the spread is that of the scaled
+    features times the magnitude.
+
+    Parameters
+    ----------
+    X : array
+        The checked features ``(n_samples, n_features)``: NumPy, or an array of
+        ``backend``'s framework.
+    backend : Backend
+        The encoder's model's backend (where a framework's array is reduced).
+
+    Returns
+    -------
+    float
+        The bandwidth, positive and finite; ``ValueError`` where it is not (features so
+        large that their spread's inverse underflows to 0).
+    """
+    if isinstance(X, np.ndarray):
+        xp, x = np, np.asarray(X, dtype=np.float64)
+    else:
+        xp = backend.xp
+        x = xp.astype(backend.asarray(X), backend.default_float_dtype())
+    magnitude = float(xp.max(xp.abs(x)))
+    if magnitude == 0.0:
+        return 1.0
+    unit_spread = math.sqrt(2.0 * float(xp.sum(xp.var(x / magnitude, axis=0))))
+    if unit_spread == 0.0:
+        return 1.0  # (every sample the same: any bandwidth clusters them alike)
+    bandwidth = BANDWIDTH_PER_SPREAD / unit_spread / magnitude
+    if not 0.0 < bandwidth < math.inf:
+        raise ValueError(
+            f"HDKMeans: the default encoder's bandwidth, {BANDWIDTH_PER_SPREAD} over the samples' RMS "
+            f"distance ({unit_spread:g} x {magnitude:g}), is not a positive float; scale the features "
+            "nearer 1 or give an encoder with its own bandwidth"
+        )
+    return bandwidth
 
 
 def _distances(cosines: np.ndarray) -> np.ndarray:
@@ -202,7 +236,7 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
         the features' spread (as checked by the first fit)."""
         X = super()._fit_encoder(X)
         if self.encoder is None:
-            encoder = self.encoder_.set_params(bandwidth=_bandwidth(X))
+            encoder = self.encoder_.set_params(bandwidth=_bandwidth(X, self.encoder_.model_.backend))
             X = encoder.fit_checked(X)
             self.model_, self.space_ = encoder.model_, Space(encoder.model_)
         return X

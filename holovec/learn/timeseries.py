@@ -21,6 +21,9 @@ from .encoding import HDEncoder
 
 __all__ = ["TimeSeriesEncoder"]
 
+#: a channel whose training range is at most this fraction of its largest magnitude is
+#: constant (relative, as scikit-learn's test of constant features: scale invariant)
+_FLAT_RANGE = 1e-12
 #: elements of one bound array (series x channels x steps x dim) encoded at once: blocks of
 #: series, channels and steps bound the memory, whatever the number and length of the series
 _CHUNK_ELEMENTS = 2**22
@@ -120,7 +123,8 @@ class TimeSeriesEncoder(HDEncoder):
     ----------
     model_, seed_ : the model and the seed used
     value_min_, value_max_ : ndarray (n_channels,)
-        The channels' training range (widened by 1/2 either side for a constant channel).
+        The channels' training range (for a constant channel, whose range is at most
+        ``1e-12`` of its magnitude, widened either side by half its magnitude).
     n_channels_ : int
     length_ : int or None
         The length at fit (``None`` for a ragged list).
@@ -280,11 +284,23 @@ class TimeSeriesEncoder(HDEncoder):
             self._make_codes()
 
     def _ranges(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Each channel's training range: its extreme values, widened by 1/2 either side
-        for a constant channel (so that other values map to distinct codes)."""
+        """Each channel's training range: its extreme values, widened for a constant
+        channel (so that other values map to distinct codes) by half its magnitude either
+        side (for a channel of zeros, half the largest magnitude of any channel; 1/2 where
+        every value is 0). A channel is constant where its range is at most
+        ``_FLAT_RANGE`` times its largest magnitude (a range of 0 included): relative to
+        the data's own scale, so the encoding is the same for the data times any constant."""
         low, high = self._extremes(X)
-        flat = ~(high - low > 1e-12 * np.maximum(1.0, np.abs(low)))
-        return np.where(flat, low - 0.5, low), np.where(flat, high + 0.5, high)
+        magnitude = np.maximum(np.abs(low), np.abs(high))
+        # (halves: the range of values near the float64 limit would overflow)
+        flat = ~(high / 2 - low / 2 > _FLAT_RANGE / 2 * magnitude)
+        largest = float(magnitude.max())
+        fallback = largest / 2 if largest > 0 else 0.5
+        width = np.where(magnitude > 0, magnitude / 2, fallback)
+        top = np.finfo(np.float64).max  # (a widened end past the float64 limit is clipped to it)
+        with np.errstate(over="ignore"):
+            wide_low, wide_high = np.maximum(low - width, -top), np.minimum(high + width, top)
+        return np.where(flat, wide_low, low), np.where(flat, wide_high, high)
 
     def _extremes(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Each channel's smallest and largest value in checked ``X`` (float64, on the host)."""
@@ -302,7 +318,10 @@ class TimeSeriesEncoder(HDEncoder):
     def _checked(self, X: Any, *, reset: bool) -> Any:
         name = type(self).__name__
         if not self.any_length and not is_framework_array(X) and not isinstance(X, (list, tuple)):
-            X = validate_data(self, X, reset=reset, dtype=np.float64, allow_nd=True, skip_check_array=False)
+            with np.errstate(over="ignore", invalid="ignore"):  # (near the float limit: see check_series)
+                X = validate_data(
+                    self, X, reset=reset, dtype=np.float64, allow_nd=True, skip_check_array=False
+                )
         X = check_series(X, name)
         if not self.any_length:
             if isinstance(X, Ragged):
@@ -382,9 +401,16 @@ class TimeSeriesEncoder(HDEncoder):
         xp, backend = model.xp, model.backend
         wide = backend.default_float_dtype()
         n, channels, length = (int(s) for s in X.shape)
-        low = backend.asarray(self.value_min_, dtype=wide)[:, None]
-        span = backend.asarray(self.value_max_ - self.value_min_, dtype=wide)[:, None]
-        u = xp.clip((xp.astype(backend.asarray(X), wide) - low) / span, 0.0, 1.0)
+        # halves of the values and the range: the range of values near the float limit
+        # would overflow (halving is exact, so the quotient is that of the whole values)
+        half_low, half_high = self.value_min_ / 2, self.value_max_ / 2
+        if isinstance(X, np.ndarray):  # host values in float64, whatever the backend's float
+            u = np.clip((X / 2 - half_low[:, None]) / (half_high - half_low)[:, None], 0.0, 1.0)
+            u = backend.asarray(u, dtype=wide)
+        else:
+            low = backend.asarray(half_low, dtype=wide)[:, None]
+            span = backend.asarray(half_high - half_low, dtype=wide)[:, None]
+            u = xp.clip((xp.astype(backend.asarray(X), wide) / 2 - low) / span, 0.0, 1.0)
         keys = model.lift(self.channel_keys_)
         group = min(channels, max(1, _CHUNK_ELEMENTS // model.vector_length))  # channels per block
         totals: dict[int, Any] = {}  # (rows' first index -> their sum so far, in order)

@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import REFUSED_ARRAY_TYPES, check_int
+from .._validation import REFUSED_ARRAY_TYPES, check_int, check_known_shape
 from ..backends import dtype_name
-from ..backends.arrays import check_has_data
 from .registry import models_using_dtype
 
 #: the largest dim: one vector's elements must be addressable by a 32-bit index
@@ -95,7 +94,7 @@ def check_vectors(model: Any, x: Any, name: str = "x") -> Any:
             "convert it with model.asarray(x)"
         )
     refuse_array_type(x, name)
-    check_has_data(x, name)
+    check_known_shape(x, name)  # a Dask array filtered by a mask: NaN chunk sizes
     if x.dtype != model.dtype:
         got = dtype_name(x.dtype) if known_dtype(x.dtype) else str(x.dtype)
         others = [m for m in models_using_dtype(got) if m != model.name]
