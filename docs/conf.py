@@ -24,6 +24,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
+    # attribute and property docstrings read as prose, not "type: description"
+    # (docs/_ext/napoleon_attributes.py)
+    "napoleon_attributes",
     "sphinx.ext.intersphinx",
     "mathml",  # maths as MathML at build time (docs/_ext/mathml.py): no CDN script
     "sphinx.ext.doctest",

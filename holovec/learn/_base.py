@@ -93,7 +93,8 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
     ``holovec._params``): a wrong type is a ``TypeError``, a wrong value a ``ValueError``.
     """
 
-    #: (a class default: estimators pickled before the parameter existed read it)
+    # a class default (not documented as an attribute: ``random_state`` is a parameter):
+    # estimators pickled before the parameter existed read it
     random_state = None
 
     _parameter_rules: ClassVar[dict[str, Any]] = {

@@ -126,17 +126,25 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``RandomState`` or ``Generator`` is refused (``TypeError``): holovec's generator is
         seeded by an int, so that a fit reproduces from its parameters.
 
+    Attributes
+    ----------
+    model_ : holovec model
+        The model the vectors belong to.
+    encoder_ : holovec encoder or None
+        The encoder that makes the vectors (``None`` for ``"precomputed"``).
+    mean_, scale_ : ndarray or None
+        The standardisation statistics, NumPy arrays of shape ``(n_features,)`` (``None``
+        without standardising).
+    seed_ : int
+        The seed used.
+    n_features_in_ : int
+        Number of features seen in ``fit`` (numeric input only).
+
+    Notes
+    -----
     Each parameter is checked at ``fit`` against its rule (``_parameter_rules``): a value
     of the wrong type is a ``TypeError``, a value of the right type out of range a
     ``ValueError``.
-
-    Attributes
-    ----------
-    model_ : the holovec model the vectors belong to
-    encoder_ : the holovec encoder (``None`` for ``"precomputed"``)
-    mean_, scale_ : standardisation statistics (NumPy arrays; ``None`` without standardising)
-    seed_ : the seed used
-    n_features_in_ : int (numeric input only)
 
     The output columns are named ``hdencoder0``, ``hdencoder1``, ... by
     :meth:`get_feature_names_out` (scikit-learn's convention for transformers whose
@@ -153,7 +161,8 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     ((3, 2000), 'FHRR')
     """
 
-    #: (a class default: encoders pickled before the parameter existed read it)
+    # a class default (not documented as an attribute: ``random_state`` is a parameter):
+    # encoders pickled before the parameter existed read it
     random_state = None
 
     def __init__(

@@ -127,7 +127,7 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
     n_clusters : int, default 8
         The number of clusters (at most the number of samples).
     {encoder_parameters}
-    init : {{"k-means++", "random"}}, default "k-means++"
+    init : {"k-means++", "random"}, default "k-means++"
         The first centroids: samples chosen by greedy k-means++ on the encodings (each
         next one drawn with probability proportional to its distance to the chosen ones,
         the best of ``2 + log(k)`` draws), or ``n_clusters`` distinct samples at random.
@@ -167,6 +167,8 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
     n_features_in_ : int
         Number of features seen in ``fit`` (numeric input only).
 
+    Notes
+    -----
     A saved estimator (:meth:`save`) holds the encoder and ``cluster_centers_``: it
     predicts and transforms as the fitted one; ``labels_``, ``inertia_`` and ``n_iter_``
     describe the training run and are not saved.

@@ -198,9 +198,11 @@ class TimeSeriesEncoder(HDEncoder):
         "batch_size": POSITIVE_INT,
         "random_state": RANDOM_STATE,
     }
-    #: (the holovec encoder HDEncoder wraps: none; read by code written for HDEncoder)
+    # the holovec encoder HDEncoder wraps: none; read by code written for HDEncoder (a
+    # class default, not documented as an attribute)
     encoder = None
-    #: (a class default: encoders pickled before the parameter existed read it)
+    # a class default (``features`` is a parameter): encoders pickled before the
+    # parameter existed read it
     features = "values"
 
     def _check_own_parameters(self) -> None:
