@@ -11,6 +11,7 @@ conservative count.
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -88,6 +89,50 @@ def test_statistics_are_deterministic():
     before = capacity.bundle_statistics("FHRR", 7, query="lookup")
     capacity.statistics.bundle_statistics.cache_clear()
     assert capacity.bundle_statistics("FHRR", 7, query="lookup") == before
+
+
+def _peak_bytes(call) -> int:
+    """The peak of the memory that ``call()`` allocates (NumPy's arrays included)."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("query", ["member", "lookup", "symmetric"])
+def test_statistics_take_memory_that_does_not_grow_with_k(query):
+    """A bundle too large for a chunk is summed a block of items at a time, never held
+    whole: measuring bundles of 32,769 takes no more memory than bundles of 8,193 (the
+    whole bundle's items were 16 k kilobytes at the calibration dimension)."""
+    from holovec.models.registry import model_class
+
+    cls = model_class("MAP")
+    statistics = capacity.statistics
+    statistics.calibration_model(cls, ())  # (made once, outside the measurement)
+    small, large = (
+        _peak_bytes(lambda k=k: statistics.bundle_statistics.__wrapped__(cls, (), k, query))
+        for k in (2**13 + 1, 2**15 + 1)
+    )
+    assert large <= small + 4 * 2**20, (small, large)
+
+
+@pytest.mark.parametrize("name,query", [("MAP", "member"), ("FHRR", "lookup")])
+def test_statistics_of_large_bundles_are_the_theorys(name, query):
+    """Bundles summed in blocks (their items' mean score recovered from the sums) score as
+    the theory says: MAP's sign bundle of k (odd) the central binomial coefficient, FHRR's
+    phase bundle ``E|sum of k unit phasors| / k = sqrt(pi / (4 k))``, read exactly by
+    ``unbind``; unrelated vectors score ``N(0, 1 / dim)`` (FHRR: ``1 / (2 dim)``)."""
+    k = 2**13 + 1
+    stats = capacity.bundle_statistics(name, k, query=query)
+    if name == "MAP":
+        mean, spread = math.comb(k - 1, (k - 1) // 2) / 2 ** (k - 1), 1.0
+    else:
+        mean, spread = math.sqrt(math.pi / (4 * k)), math.sqrt(0.5)
+    assert stats.item_mean == pytest.approx(mean, rel=0.05)
+    assert stats.item_spread == pytest.approx(spread, rel=0.05)
+    assert abs(stats.other_mean) < 0.003 and stats.other_spread == pytest.approx(spread, rel=0.05)
 
 
 @pytest.mark.parametrize("k", [3, 15, 31])

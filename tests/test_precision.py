@@ -13,6 +13,9 @@ setting (the design page's invariant 1: a GPU answers what the CPU does).
   with full precision (recorded at each product), the user's setting is back afterwards
   (inherited settings stay inherited), and the answers are unchanged (on CPUs with
   bfloat16 instructions ``"medium"`` changes torch's own CPU products).
+- torch, with threads (the guarantees of ``holovec/backends/_torch_precision.py``): a
+  product raises only its device's setting; a setting the user changes while products
+  run stands after them; one lowered while products are open is raised for the next.
 """
 
 from __future__ import annotations
@@ -235,10 +238,17 @@ def torch_defaults():
     reset()
 
 
-def _reduced() -> list:
+def _reduced(device_type: str | None = None) -> list:
+    """The settings below full precision now: every one, or those of products on
+    ``device_type``."""
     from holovec.backends._torch_precision import reduced_settings
 
-    return reduced_settings()
+    return reduced_settings(device_type)
+
+
+def _products_device() -> str:
+    """The kind of device the tests' torch products run on."""
+    return torch.device(device_for("torch")).type
 
 
 #: names (``__name__``) of the torch functions that multiply, as torch function modes see them
@@ -250,7 +260,8 @@ _TORCH_PRODUCTS = {
 
 def _recording_mode():
     """A torch function mode that records, at each product torch is asked for, the
-    settings below full precision in force (empty lists: full precision)."""
+    settings of the product's device below full precision in force (empty lists: full
+    precision)."""
     from torch.overrides import TorchFunctionMode
 
     class Record(TorchFunctionMode):
@@ -261,7 +272,7 @@ def _recording_mode():
         def __torch_function__(self, func, types, args=(), kwargs=None):
             name = getattr(func, "__name__", "")
             if name in _TORCH_PRODUCTS:
-                self.seen.append((name, _reduced()))
+                self.seen.append((name, _reduced(_products_device())))
             return func(*args, **(kwargs or {}))
 
     return Record()
@@ -360,7 +371,8 @@ def test_torch_inherited_setting_stays_inherited(torch_defaults) -> None:
 @needs_torch
 def test_torch_scope_is_reentrant_and_shared_by_threads(torch_defaults, monkeypatch) -> None:
     """Nested scopes keep full precision until the outermost ends; threads multiplying at
-    once all see full precision (the settings are global: the last scope restores them)."""
+    once all see their device's setting at full precision (the settings are global: the
+    last scope restores them)."""
     from holovec.backends._torch_precision import FULL_FLOAT32_PRODUCTS as scope
 
     torch.set_float32_matmul_precision("high")
@@ -377,7 +389,7 @@ def test_torch_scope_is_reentrant_and_shared_by_threads(torch_defaults, monkeypa
     product = torch.Tensor.__matmul__
 
     def recorded(a, b):
-        seen.append(_reduced())
+        seen.append(_reduced(_products_device()))
         return product(a, b)
 
     def work() -> None:
@@ -394,6 +406,116 @@ def test_torch_scope_is_reentrant_and_shared_by_threads(torch_defaults, monkeypa
     assert len(seen) == 4 * 30
     assert all(settings == [] for settings in seen)
     assert _reduced() == users
+
+
+def _all_settings() -> dict:
+    """What a user's thread reads of torch's float32 matmul settings."""
+    legacy = None
+    try:
+        legacy = torch.get_float32_matmul_precision()
+    except RuntimeError:
+        pass
+    return {
+        "legacy": legacy,
+        "cuda": torch.backends.cuda.matmul.fp32_precision,
+        "mkldnn": torch.backends.mkldnn.matmul.fp32_precision,
+    }
+
+
+@needs_torch
+@pytest.mark.skipif(not NEW_API, reason="torch < 2.9 has one setting for every device")
+@pytest.mark.parametrize("lowering", ["allow_tf32", "high"])
+def test_torch_cpu_products_leave_the_gpu_setting_alone(torch_defaults, lowering: str) -> None:
+    """A CPU product raises only oneDNN's setting, where it is lowered: a user's TF32 for
+    the GPU (``allow_tf32``) is not touched at all, and under ``"high"`` the user's threads
+    read ``"high"`` and cuBLAS's TF32 throughout (holovec used to raise every setting, so
+    that a user's thread read ``"highest"`` while holovec worked)."""
+    if _products_device() != "cpu":
+        pytest.skip("the tests' torch products run on a GPU")
+    from torch.overrides import TorchFunctionMode
+
+    LOWERINGS[lowering]()
+    users = _all_settings()
+    seen: list[dict] = []
+
+    class Snapshots(TorchFunctionMode):  # what a user's thread would read at each product
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") in _TORCH_PRODUCTS:
+                seen.append(_all_settings())
+            return func(*args, **(kwargs or {}))
+
+    model = VSA.create("VTB", dim=64, backend="torch", device="cpu", seed=1)
+    items = model.random(8, seed=1)
+    with Snapshots():
+        model.bind(items, items)
+        model.similarity_matrix(items, items)
+    assert seen and all(s["mkldnn"] in ("none", "ieee") for s in seen), seen  # full for holovec
+    untouched = {key: value for key, value in users.items() if key != "mkldnn"}
+    assert all({key: s[key] for key in untouched} == untouched for s in seen), (users, seen)
+    if lowering == "allow_tf32":  # oneDNN's setting was full already: nothing changed
+        assert all(s == users for s in seen), (users, seen)
+    assert _all_settings() == users
+
+
+@needs_torch
+@pytest.mark.parametrize("change", ["medium", "highest"])
+def test_torch_setting_changed_while_a_product_runs_stands(torch_defaults, change: str) -> None:
+    """A setting the user changes (in another thread) while holovec's product runs is the
+    setting after it: holovec puts its device's setting back only where it still reads
+    what holovec wrote. Lowered further (``"medium"``) or switched to full precision
+    (``"highest"``, which writes ``"ieee"``, told apart from holovec's ``"none"``): the
+    user's change stands (holovec used to put back the value it saw on entry)."""
+    from holovec.backends._torch_precision import products_on
+
+    torch.set_float32_matmul_precision("high")
+    inside, done = threading.Event(), threading.Event()
+
+    def product() -> None:
+        with products_on(_products_device()):
+            inside.set()
+            done.wait(30)
+
+    worker = threading.Thread(target=product)
+    worker.start()
+    assert inside.wait(30)
+    torch.set_float32_matmul_precision(change)  # the user's thread, while the product runs
+    users = _all_settings()
+    done.set()
+    worker.join()
+    assert _all_settings() == users
+    assert torch.get_float32_matmul_precision() == change
+
+
+@needs_torch
+def test_torch_setting_lowered_while_products_are_open_is_raised_for_the_next(torch_defaults) -> None:
+    """A product that opens while another is open raises its device's setting where the
+    user lowered it meanwhile (the first product found it full), and the user's lowered
+    value is the one that stands after the last product (holovec used to raise settings
+    only when the first product opened)."""
+    from holovec.backends._torch_precision import products_on, settings_for
+
+    device = _products_device()
+    name = settings_for(device)[0]
+    inside, done = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with products_on(device):  # nothing to raise: torch's defaults
+            inside.set()
+            done.wait(30)
+
+    worker = threading.Thread(target=first)
+    worker.start()
+    assert inside.wait(30)
+    getattr(torch.backends, name).matmul.fp32_precision = "bf16" if name == "mkldnn" else "tf32"
+    lowered = _reduced(device)
+    assert lowered
+    model = VSA.create("VTB", dim=64, backend="torch", device=device_for("torch"), seed=1)
+    with _recording_mode() as record:
+        model.bind(model.random(4, seed=1), model.random(4, seed=2))
+    done.set()
+    worker.join()
+    assert record.seen and not [entry for entry in record.seen if entry[1]]
+    assert _reduced(device) == lowered
 
 
 @needs_torch

@@ -15,7 +15,7 @@ import array_api_compat.torch as torch_xp
 import numpy as np
 import torch
 
-from ._torch_precision import FULL_FLOAT32_PRODUCTS
+from ._torch_precision import products_on
 from .base import Backend
 from .kernels.torch_kernels import TorchKernels, host_computable
 from .numpy_backend import NumpyBackend
@@ -257,20 +257,24 @@ class TorchBackend(TorchKernels, Backend):
         return torch.compile(fn)
 
     def matmul(self, x1: Any, x2: Any) -> Any:
-        if not FULL_FLOAT32_PRODUCTS.needed():  # torch's default: full precision already
+        # only this device's setting counts: a CPU product leaves the GPU's TF32 alone
+        scope = products_on(self.device.type)
+        if not scope.needed():  # torch's default: full precision already
             return x1 @ x2
-        with FULL_FLOAT32_PRODUCTS:
+        with scope:
             return x1 @ x2
 
     def vecdot(self, x1: Any, x2: Any) -> Any:
         # (the compat wrapper costs ~15 us a call)
-        if not FULL_FLOAT32_PRODUCTS.needed():
+        scope = products_on(self.device.type)
+        if not scope.needed():
             return torch.linalg.vecdot(x1, x2, dim=-1)
-        with FULL_FLOAT32_PRODUCTS:
+        with scope:
             return torch.linalg.vecdot(x1, x2, dim=-1)
 
     def full_precision(self) -> Any:
-        return FULL_FLOAT32_PRODUCTS if FULL_FLOAT32_PRODUCTS.needed() else contextlib.nullcontext()
+        scope = products_on(self.device.type)
+        return scope if scope.needed() else contextlib.nullcontext()
 
     def synchronize(self) -> None:
         if self.device.type == "cuda":

@@ -14,7 +14,7 @@ from .gaussian import found_probability
 from .statistics import BundleStatistics, check_supported
 from .statistics import bundle_statistics as measured
 
-QUERIES = ("member", "lookup")
+QUERIES = ("member", "lookup", "symmetric")
 #: the largest dimension ``dimension`` searches (2^40: far beyond any memory)
 MAX_DIM = 1 << 40
 
@@ -69,7 +69,7 @@ def check_sizes(n_items: Any, k: Any, query: str) -> tuple[int, int]:
 
 def distractors(n_items: int, k: int, query: str) -> int:
     """Candidates that the item must beat: the codebook less the bundle's members (member),
-    every other value (lookup)."""
+    every other value (lookup, symmetric)."""
     return n_items - k if query == "member" else n_items - 1
 
 
@@ -87,22 +87,28 @@ def accuracy(model: Any, dim: int, n_items: int, k: int, *, query: str = "member
 
     Parameters
     ----------
-    model
+    model : VSAModel, str or type
         A model (its class and options count; its dim, backend, dtype and seed do not), or a
         model name such as ``"MAP"`` with its options as keyword arguments.
-    dim
+    dim : int
         The dimension at which to plan.
-    n_items
+    n_items : int
         The size of the codebook the answer is cleaned up in.
-    k
+    k : int
         Items bundled (``"member"``: at most ``n_items``) or key-value pairs stored
-        (``"lookup"``: any number; values may repeat).
-    query
+        (``"lookup"``, ``"symmetric"``: any number; values may repeat).
+    query : str
         ``"member"``: ``bundle`` ``k`` distinct items of the codebook; the probability that
         one of them is more similar to the bundle than each of the ``n_items - k`` others.
         ``"lookup"``: ``bundle(bind(value_i, key_i))`` of ``k`` pairs read by
         ``unbind(memory, key_j)``; the probability that ``value_j`` scores above each of the
-        other ``n_items - 1`` candidate values.
+        other ``n_items - 1`` candidate values. ``"symmetric"``: a lookup in a memory that
+        holds each pair both ways, ``bind(value_i, key_i)`` and ``bind(key_i, value_i)``
+        (an undirected edge of a non-commutative model, :class:`holovec.structures.Graph`):
+        ``2 k`` bundled vectors, of which the reverse one adds to the read where ``bind``
+        nearly commutes (GHRR with small blocks) and is noise elsewhere.
+    **options
+        The model's options, with a model name.
 
     Returns
     -------
