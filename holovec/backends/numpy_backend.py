@@ -5,6 +5,8 @@ The adapter of NumPy; its kernels are :class:`~holovec.backends.kernels.numpy_ke
 
 from __future__ import annotations
 
+import contextlib
+
 import warnings
 from typing import Any
 
@@ -38,6 +40,23 @@ def _blas_controller() -> Any:
     return _BLAS or None
 
 
+def host_small_products(flops: float) -> Any:
+    """NumPy's :meth:`~holovec.backends.Backend.small_products`: products of fewer than
+    :data:`SMALL_PRODUCT_FLOPS` on one BLAS thread (threadpoolctl), else a no-op. Also the
+    rule of the backends whose CPU steps run on NumPy views (torch), so that their sums are
+    NumPy's whatever the thread count.
+
+    Parameters
+    ----------
+    flops : float
+        The operations of one product of the loop.
+    """
+    controller = _blas_controller() if flops < SMALL_PRODUCT_FLOPS else None
+    if controller is None:
+        return contextlib.nullcontext()
+    return controller.limit(limits=1, user_api="blas")
+
+
 class NumpyBackend(NumpyKernels, Backend):
     """NumPy arrays on the host CPU."""
 
@@ -45,10 +64,7 @@ class NumpyBackend(NumpyKernels, Backend):
     has_devices = False
 
     def small_products(self, flops: float) -> Any:
-        controller = _blas_controller() if flops < SMALL_PRODUCT_FLOPS else None
-        if controller is None:
-            return super().small_products(flops)
-        return controller.limit(limits=1, user_api="blas")
+        return host_small_products(flops)
 
     def _namespace(self) -> Any:
         return np_xp

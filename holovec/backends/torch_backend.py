@@ -18,7 +18,7 @@ import torch
 from ._torch_precision import products_on
 from .base import Backend
 from .kernels.torch_kernels import TorchKernels, host_computable
-from .numpy_backend import NumpyBackend
+from .numpy_backend import NumpyBackend, host_small_products
 
 #: NumPy's twin of this backend's ops, for CPU tensors of many elements (see
 #: ``TorchBackend.host_views``)
@@ -228,6 +228,12 @@ class TorchBackend(TorchKernels, Backend):
         return "host" if self.is_cpu or small else "eager"
 
     lends_host_views = True
+
+    def small_products(self, flops: float) -> Any:
+        """On the CPU, NumPy's rule (its BLAS on one thread for small products): the steps
+        of such loops run on NumPy views (:meth:`host_views`), so their sums are then NumPy's
+        at any thread count; a no-op on a GPU."""
+        return host_small_products(flops) if self.is_cpu else contextlib.nullcontext()
 
     def host_views(self, *arrays: Any) -> tuple[np.ndarray, ...] | None:
         """NumPy views of CPU tensors of at least :data:`HOST_OP_ELEMENTS` elements in all,
