@@ -295,3 +295,31 @@ def test_a_compiled_while_loop_runs_as_the_python_one():
     jx, jsteps = jax.jit(lambda s: jax_model.backend.while_loop(big, halve, s))((start, np.int32(0)))
     np.testing.assert_array_equal(np.asarray(jx), x)
     assert int(jsteps) == int(steps) == 7
+
+
+def _memory(kind: str):
+    from holovec.memory import Hopfield, ModernHopfield, SparseDistributedMemory
+
+    model = VSA.create("MAP", dim=256, backend="jax", device=DEVICE, seed=0)
+    patterns = model.random(12, seed=1)
+    if kind == "sdm":
+        memory = SparseDistributedMemory(model, 64, seed=0)
+        memory.write(patterns, patterns)
+        return memory, memory.read, patterns
+    memory = Hopfield(model) if kind == "hopfield" else ModernHopfield(model)
+    memory.store(patterns)
+    return memory, memory.recall, patterns
+
+
+@pytest.mark.parametrize("kind", ["hopfield", "modern", "sdm"])
+def test_memories_answer_any_number_of_cues_with_the_programs_of_its_class(kind):
+    # each new number of cues compiled 9 to 14 programs; now a gather that pads the cues to
+    # a power of two and the slice that trims the answer
+    _, answer, patterns = _memory(kind)
+    cues = [patterns[:k] for k in range(1, 9)]  # the slices made here, outside the count
+    full = answer(cues[7])
+    for k in (5, 6, 7):
+        found = counted(lambda k=k: answer(cues[k - 1]))
+        assert len(found) <= 2, found
+        np.testing.assert_array_equal(np.asarray(answer(cues[k - 1])), np.asarray(full)[:k])
+    assert answer(patterns[3]).shape == (256,)

@@ -219,6 +219,20 @@ def test_default_radius_of_continuous_models_activates_one_over_sqrt_m():
         assert memory.activation_probability == pytest.approx(1 / 20, rel=0.15), name
 
 
+@pytest.mark.parametrize("name", ["FHRR", "HRR", "VTB", "GHRR", "MAP-C"])
+def test_default_radius_is_the_same_on_every_backend(backend, name):
+    """The default radius of a continuous model is the same number, bit for bit, on every
+    backend and device (NumPy's: drawn and measured on the host in float64, rounded to
+    float32), where each backend's own float32 similarities of its own draws differ in
+    the last bits (FHRR: the midpoints of NumPy's and JAX's differed by 7e-6)."""
+    model = VSA.create(name, dim=ANY_MODEL_DIM, backend=backend, device=device_for(backend))
+    reference = VSA.create(name, dim=ANY_MODEL_DIM, backend="numpy")
+    for n_locations, seed in ((500, 3), (40, 11)):
+        radius = SparseDistributedMemory(model, n_locations, seed=seed).radius
+        assert radius == SparseDistributedMemory(reference, n_locations, seed=seed).radius
+        assert radius == float(np.float32(radius)) and 0 < radius < ANY_MODEL_DIM / 2
+
+
 def test_a_read_that_activates_no_location_reads_zero_counters():
     """An address with no location within the radius reads counters of zero: the model's
     ``finish_sum`` of zeros (MAP: its tie-break vector; HRR: the zero vector)."""

@@ -24,6 +24,12 @@ metadata, which must be parsed before its checksum can be checked, at most
 (naming the file and the problem) using memory bounded by the file's own size. Big-endian
 arrays come back in native byte order.
 
+The checksums are no signature, so every size a record names is bounded by the bytes that
+back it before anything is made of it: a model's dim by the arrays that hold its vectors
+(:func:`check_dim_backed`, the one rule of every archive kind; a file whose arrays are all
+empty names a dim of at most :data:`MAX_UNBACKED_DIM`), counts of rows by the arrays' shapes
+and labels by the record's bytes.
+
 :func:`write_archive` writes a new file beside the old one and renames it over the old one
 when complete, so that a save that fails part-way (a full disk) leaves the previous file
 whole.
@@ -40,11 +46,19 @@ from .checksums import CHECKSUMS, Checksums, is_sha256, metadata_checksum
 from .common import ArchiveError, Header, short_repr
 from .files import source_name
 from .npy import METADATA_INFLATED_BYTES, METADATA_RATIO
-from .read import METADATA_BYTES, METADATA_BYTES_PER_ROW, check_dim_fits, read_archive
+from .read import (
+    MAX_UNBACKED_DIM,
+    METADATA_BYTES,
+    METADATA_BYTES_PER_ROW,
+    check_dim_backed,
+    check_dim_fits,
+    read_archive,
+)
 from .write import archive_record, write_archive
 
 __all__ = [
     "CHECKSUMS",
+    "MAX_UNBACKED_DIM",
     "METADATA_BYTES",
     "METADATA_BYTES_PER_ROW",
     "METADATA_INFLATED_BYTES",
@@ -53,6 +67,7 @@ __all__ = [
     "Checksums",
     "Header",
     "archive_record",
+    "check_dim_backed",
     "check_dim_fits",
     "is_sha256",
     "metadata_checksum",

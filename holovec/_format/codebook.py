@@ -38,7 +38,7 @@ from .checksums import Checksums, is_sha256
 from .common import Header, short_repr
 from .files import source_name
 from .labels import decode_labels, encode_labels
-from .read import check_dim_fits, read_archive
+from .read import check_dim_backed, read_archive
 from .write import archive_record, write_archive
 
 FORMAT = "holovec.codebook"
@@ -190,7 +190,7 @@ def load_codebook(path: Any, model: Any = None, backend: Any = None, device: Any
     name, dim, dtype and options), or, without, for a model made from the record (on
     ``backend``, default the one it was saved from, and ``device``), with the saved model's
     seed. ``ValueError`` for anything that is not a codebook file holovec wrote."""
-    meta, labels, host = read_codebook(path)
+    meta, labels, host = read_codebook(path, given_dim=None if model is None else model.dim)
     where = source_name(path, "codebook")  # for messages
     seed = seed_field(meta, "seed")
     if model is None:
@@ -241,10 +241,14 @@ def model_of_record(meta: dict[str, Any], backend: Any, device: Any, where: Any,
         raise ValueError(f"{where}: cannot create the model the {what}'s metadata describes: {e}") from e
 
 
-def read_codebook(path: Any) -> tuple[dict[str, Any], list[Any], np.ndarray]:
+def read_codebook(path: Any, given_dim: int | None = None) -> tuple[dict[str, Any], list[Any], np.ndarray]:
     """The validated metadata, the labels and the vectors (a NumPy array of native byte
     order, checksum verified) of the codebook file ``path``; ``ValueError`` for anything
-    that is not a codebook file holovec wrote, ``FileNotFoundError`` for a missing file."""
+    that is not a codebook file holovec wrote, ``FileNotFoundError`` for a missing file.
+
+    The record's dim must fit in the vectors; an empty codebook's (no bytes back it) is at
+    most :data:`~holovec._format.read.MAX_UNBACKED_DIM`, unless it is read for a model
+    made beforehand, of dim ``given_dim`` (which the caller compares with the record's)."""
     decoded: list[list[Any]] = []
 
     def check(meta: dict[str, Any], headers: dict[str, Header]) -> None:
@@ -253,7 +257,8 @@ def read_codebook(path: Any) -> tuple[dict[str, Any], list[Any], np.ndarray]:
         count, length = meta["count"], meta["vector_length"]
         if shape != (count, length):
             raise ValueError(f"vectors have shape {shape}, the metadata says ({count}, {length})")
-        check_dim_fits(meta["dim"], headers["vectors"], "vectors")  # before a model of that dim is made
+        # before a model of that dim is made (the one rule of every archive kind)
+        check_dim_backed(meta["dim"], headers, given=given_dim)
         if dtype.newbyteorder("=") != stored_dtype(meta["dtype"]):
             said = meta["dtype"] + (" (stored as float32)" if meta["dtype"] == "bfloat16" else "")
             raise ValueError(f"vectors are {dtype.name}, the metadata says {said}")

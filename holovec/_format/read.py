@@ -23,6 +23,12 @@ from .npy import array_header, read_array, read_metadata
 METADATA_BYTES = 64 * 2**20
 #: ... plus this many per row (first axis) of the arrays, e.g. a label per vector
 METADATA_BYTES_PER_ROW = 4096
+#: the largest model dim a file may name when none of its arrays holds a vector of that dim
+#: (an empty memory or codebook saves arrays of no rows, whose width is a number in a
+#: header, backed by no bytes): making a model takes memory in proportion to its dim (10 to
+#: 80 bytes an element), so such a file is bounded by this limit instead (a larger one loads
+#: into a model made beforehand: ``load(path, model)``)
+MAX_UNBACKED_DIM = 2**20
 #: deflate expands data at most 1032-fold: a member that declares more is crafted
 _DEFLATE_RATIO = 1032
 #: a zip member's local header: signature, 5 shorts, 3 longs, name and extra lengths
@@ -202,10 +208,13 @@ def _check_format(meta: dict[str, Any], spec: _Spec) -> None:
         )
 
 
-def check_dim_fits(dim: int, header: Header, name: str, axis: int = -1) -> None:
+def check_dim_fits(dim: int, header: Header, name: str, axis: int = -1, *, given: int | None = None) -> None:
     """``ValueError`` unless a vector of ``dim`` elements fits in ``axis`` of the array
     ``name`` (of at least one axis) as its ``header`` says it is stored: no model keeps an
-    element in less than a bit.
+    element in less than a bit; and, where the array is empty (no bytes of the file back
+    the length its header names), unless ``dim`` is at most :data:`MAX_UNBACKED_DIM` or
+    a model made beforehand is ``given`` (its dim, which the caller compares with the
+    record's once read: the file's dim then makes nothing).
 
     For a ``check`` given to :func:`read_archive`, which runs before any data is read: a
     record that declares a larger dim than its arrays can hold is refused before a model
@@ -217,4 +226,37 @@ def check_dim_fits(dim: int, header: Header, name: str, axis: int = -1) -> None:
         raise ArchiveError(
             f"the metadata says dim {dim}, but the {name} array holds vectors of {length} "
             f"{header.dtype.name} ({bits} bits: at most {bits} elements)"
+        )
+    if math.prod(header.shape) == 0:
+        _check_unbacked(dim, given, f"the {name} array is empty (shape {header.shape})")
+
+
+def check_dim_backed(dim: int, headers: Mapping[str, Header], *, given: int | None = None) -> None:
+    """``ValueError`` unless the model dim ``dim`` that a record names is backed by the
+    file's bytes: a vector of ``dim`` elements fits in the last axis of the widest array
+    (by bits) that holds data (see :func:`check_dim_fits`); where every array is empty
+    (an empty memory or codebook), ``dim`` is at most :data:`MAX_UNBACKED_DIM`, unless a
+    model made beforehand is ``given`` (its dim: the caller compares it with the record's).
+
+    Every archive kind that makes a model from its record calls this in its ``check``
+    (before any data is read and before the model is made), so that no file makes a
+    model larger than its bytes allow, whatever its record and vector length say."""
+    shaped = {n: h for n, h in headers.items() if h.shape}
+    filled = {n: h for n, h in shaped.items() if math.prod(h.shape) > 0}
+    pool = filled or shaped
+    if not pool:
+        _check_unbacked(dim, given, "the file holds no array")
+        return
+    widest = max(pool, key=lambda n: (pool[n].dtype.itemsize * pool[n].shape[-1], n))
+    check_dim_fits(dim, pool[widest], widest, given=given)
+
+
+def _check_unbacked(dim: int, given: int | None, why: str) -> None:
+    """``ArchiveError`` if ``dim``, backed by no bytes (``why``), is above the limit and no
+    model is ``given``."""
+    if dim > MAX_UNBACKED_DIM and given is None:
+        raise ArchiveError(
+            f"the metadata says dim {dim}, but {why}: no bytes of the file back that dim, and a "
+            f"file that holds no vector of its model may name a dim of at most {MAX_UNBACKED_DIM} "
+            "(load it into a model of that dim made beforehand: model=...)"
         )

@@ -6,7 +6,10 @@ version (1), the model (name, dim, vector length, dtype, options, backend, the m
 seed), the dtype name of every array, the object's ``fields`` (JSON) and, for objects
 that name their items, ``labels`` (the codebook's label encoding). The archive's generic
 checksums cover every array and field, so an edited or damaged file is refused; the
-object that loads it checks its arrays' shapes against its fields.
+object that loads it checks its arrays' shapes against its fields. The checksums are no
+signature (anyone can recompute them), so every size a record names is bounded by the
+bytes that back it: the model's dim by its arrays (or, for a file of empty arrays, by
+:data:`~holovec._format.read.MAX_UNBACKED_DIM`), before the model is made.
 
 NumPy has no bfloat16: such arrays are stored as float32 (which holds every bfloat16 value
 exactly) and come back as bfloat16.
@@ -24,7 +27,7 @@ from .codebook import model_of_record, model_options, seed_field, stored_dtype
 from .common import Header, short_repr
 from .files import source_name
 from .labels import decode_labels, encode_labels
-from .read import check_dim_fits, read_archive
+from .read import check_dim_backed, check_dim_fits, read_archive
 from .write import write_archive
 
 FORMAT_VERSION = 1
@@ -86,7 +89,12 @@ def load_state(
     With ``model`` the file must be of that model (same name, dim, dtype and options);
     without, the model is made from the record (on ``backend``, default the saved one, and
     ``device``), with the saved model's seed. ``ValueError`` for anything else: another
-    kind or model, a damaged or edited file."""
+    kind or model, a damaged or edited file.
+
+    The record's dim is checked against the arrays before any data is read and before a
+    model is made (:func:`~holovec._format.read.check_dim_backed`): it must fit in an array
+    that holds data, or, where every array is empty (an empty memory), be at most
+    :data:`~holovec._format.read.MAX_UNBACKED_DIM` unless ``model`` is given."""
     what = kind.rsplit(".", 1)[-1]
     if model is not None:
         from ..models.base import VSAModel  # here: the models import this package
@@ -96,6 +104,7 @@ def load_state(
     if model is not None and (backend is not None or device is not None):
         raise TypeError("give either model= or backend=/device= (for a model made from the file), not both")
     where = source_name(path, what)
+    given_dim = None if model is None else model.dim
 
     def check(meta: dict[str, Any], headers: dict[str, Header]) -> None:
         _check_record(meta, what)
@@ -108,13 +117,20 @@ def load_state(
             if said not in DTYPE_KINDS or dtype.newbyteorder("=") != stored_dtype(said):
                 raise ValueError(f"array {name} is {dtype.name}, the record says {short_repr(said)}")
             if shape and shape[-1] == meta["vector_length"]:
-                check_dim_fits(meta["dim"], headers[name], name)  # before a model of that dim is made
+                check_dim_fits(meta["dim"], headers[name], name, given=given_dim)
+        # whatever the record says the vector length is: no model larger than the bytes allow
+        check_dim_backed(meta["dim"], headers, given=given_dim)
 
     meta, host = read_archive(
         path, format=f"holovec.{kind}", versions=FORMAT_VERSION, what=what, arrays=arrays, check=check
     )
     if model is None:
         model = model_of_record(meta, backend, device, where, what)
+        if meta["vector_length"] != model.vector_length:  # it chose the arrays checked above
+            raise ValueError(
+                f"{where}: the record says vector length {meta['vector_length']}, but {model.name} "
+                f"vectors of dim {model.dim} have length {model.vector_length}"
+            )
     else:
         given = {
             "model": model.name,

@@ -217,6 +217,41 @@ class Backend(ArrayOps, Kernels):
         except Exception:
             return self.from_numpy(np.asarray(x))
 
+    # -- rows that grow (holovec.backends.growth.RowBuffer) --------------------------------
+    #: whether :meth:`write_rows` writes into the spare rows of a buffer; False where arrays
+    #: are lazy task graphs (Dask), whose growing rows are kept as blocks (:meth:`join_rows`)
+    writes_rows: bool = True
+
+    def write_rows(self, buffer: Any, start: int, rows: Any) -> Any:
+        """``rows`` ``(n, ...)`` written over ``buffer[start:start + n]`` in place (slice
+        assignment, NumPy and torch), ``start + n`` at most ``buffer.shape[0]``; returns the
+        buffer that holds them: ``buffer`` itself here. A framework whose arrays are
+        immutable returns a new array and may invalidate ``buffer`` (JAX donates it), so a
+        caller keeps only the array returned.
+
+        Parameters
+        ----------
+        buffer : array
+            The rows written into, ``(capacity, ...)``.
+        start : int
+            The first row written.
+        rows : array
+            The rows, ``(n, ...)`` of the buffer's row shape and dtype.
+        """
+        buffer[start : start + rows.shape[0]] = rows
+        return buffer
+
+    def join_rows(self, blocks: list[Any]) -> Any:
+        """The blocks of rows ``[(n_i, ...), ...]`` one after the other: one array
+        ``(sum n_i, ...)`` (a concatenation; Dask also merges their chunks).
+
+        Parameters
+        ----------
+        blocks : list of arrays
+            At least one block; all of one row shape and dtype.
+        """
+        return blocks[0] if len(blocks) == 1 else self.xp.concat(blocks, axis=0)
+
     # -- tracing, compilation and loops --------------------------------------------------
     #: the framework's transforms that trace arrays (for messages: "inside jax.jit, ...")
     trace_transforms = "a trace"

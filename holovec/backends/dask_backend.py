@@ -158,6 +158,41 @@ class DaskBackend(DaskKernels, Backend):
     def _from_foreign(self, x: Any) -> Any:
         return self.from_numpy(np.asarray(x))
 
+    # -- rows that grow ---------------------------------------------------------------------
+    # Dask arrays are lazy and immutable: a write into a buffer would be one more task graph
+    # layer over all its chunks. Growing rows stay blocks, merged by join_rows (see
+    # holovec.backends.growth.RowBuffer).
+    writes_rows = False
+
+    def write_rows(self, buffer: Any, start: int, rows: Any) -> Any:
+        """Not on Dask (its arrays are lazy graphs, not memory): ``TypeError``; growing rows
+        are kept as blocks and joined (:meth:`join_rows`).
+
+        Parameters
+        ----------
+        buffer : dask.array.Array
+            The rows that would be written into.
+        start : int
+            The first row.
+        rows : dask.array.Array
+            The rows.
+        """
+        raise TypeError("dask arrays are lazy task graphs: rows are joined (join_rows), not written in place")
+
+    def join_rows(self, blocks: list[Any]) -> Any:
+        """The blocks one after the other, lazily, rechunked to this backend's row chunks
+        (:data:`CHUNK_BYTES` each), so that many small blocks become few chunks.
+
+        Parameters
+        ----------
+        blocks : list of dask.array.Array
+            At least one block; all of one row shape and dtype.
+        """
+        x = blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=0)
+        row_bytes = x.dtype.itemsize * max(1, math.prod(x.shape[1:]))
+        target = row_chunks(x.shape[0], row_bytes)
+        return x if x.chunks[0] == target else x.rechunk({0: target})
+
     # -- what the array API lacks, chunk by chunk with NumPy's kernels --------------------
     def complex(self, real: Any, imag: Any) -> Any:
         dtype = np.result_type(real.dtype, np.complex64)

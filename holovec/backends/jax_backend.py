@@ -6,6 +6,7 @@ The adapter of JAX; its kernels are :class:`~holovec.backends.kernels.jax_kernel
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import jax
@@ -14,6 +15,7 @@ import numpy as np
 
 from .base import Backend
 from .kernels.jax_kernels import JaxKernels
+from .shapes import row_class
 
 #: the class of JAX's concrete arrays (jax.Array is an abstract base of it and of tracers)
 _ARRAY_IMPL = type(jnp.zeros(()))
@@ -64,6 +66,25 @@ def _divide(x: Any, d: Any) -> Any:
     # values (and only for arrays of more than one element); an opaque full array of d
     # keeps the division a division, also where a caller's jit inlines this
     return x / jax.lax.optimization_barrier(jnp.full(x.shape, d, dtype=x.dtype))
+
+
+@partial(jax.jit, donate_argnums=0)
+def _write_rows(buffer: Any, start: Any, padded: Any, n: Any) -> Any:
+    """``padded[:n]`` written over ``buffer[start:start + n]``, in the donated buffer.
+
+    ``padded`` has a power of two of rows, so that one program serves every ``n`` up to it.
+    ``dynamic_update_slice`` moves a window that would run past the end back inside the
+    buffer; the window is therefore read first and only its rows ``start .. start + n``
+    are replaced, so the rows before ``start`` keep their values wherever it lands."""
+    p = padded.shape[0]
+    at = jnp.minimum(start, buffer.shape[0] - p)
+    offset = start - at
+    window = jax.lax.dynamic_slice_in_dim(buffer, at, p, axis=0)
+    local = jnp.arange(p)
+    keep = (local >= offset) & (local < offset + n)
+    moved = jnp.roll(padded, offset, axis=0)
+    window = jnp.where(jnp.reshape(keep, (p,) + (1,) * (buffer.ndim - 1)), moved, window)
+    return jax.lax.dynamic_update_slice_in_dim(buffer, window, at, axis=0)
 
 
 class JaxBackend(JaxKernels, Backend):
@@ -239,6 +260,31 @@ class JaxBackend(JaxKernels, Backend):
 
     def divide(self, x: Any, d: float) -> Any:
         return _divide(x, d)
+
+    def write_rows(self, buffer: Any, start: int, rows: Any) -> Any:
+        """The rows written by one compiled program that updates the donated ``buffer`` in
+        place (JAX arrays are immutable: ``buffer.at[...].set`` outside a compiled program
+        copies the whole buffer). The rows are padded to a power of two, so that one program
+        serves every count up to it (one per buffer shape and power of two); ``buffer`` is
+        invalid afterwards: keep the array returned.
+
+        Parameters
+        ----------
+        buffer : jax.Array
+            The rows written into, ``(capacity, ...)``.
+        start : int
+            The first row written.
+        rows : jax.Array
+            The rows, ``(n, ...)`` of the buffer's row shape and dtype.
+        """
+        n = int(rows.shape[0])
+        if n == 0:
+            return buffer
+        padded = row_class(n, maximum=int(buffer.shape[0]))  # the window stays in the buffer
+        if padded != n:
+            fill = jnp.zeros((padded - n, *rows.shape[1:]), dtype=rows.dtype)
+            rows = jnp.concatenate([rows, fill], axis=0)
+        return _write_rows(buffer, start, rows, n)
 
     def synchronize(self) -> None:
         (jnp.zeros((), device=self.device) + 0).block_until_ready()

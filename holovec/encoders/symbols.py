@@ -23,6 +23,7 @@ import numpy as np
 from .._deprecation import keyword_only_after
 from .._params import InstanceOf, Rule
 from .._validation import check_int
+from ..backends.growth import RowBuffer
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import take_rows
@@ -68,18 +69,20 @@ class SymbolTable(Encoder):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         The model whose vectors the table holds.
-    seed:
+    seed : int or None, default None
         The table's seed. ``None`` draws a fresh one (then only this table object
         reproduces its vectors; give a seed to share them across processes).
-    namespace:
+    namespace : str, default ""
         Tables with the same seed and different namespaces hold unrelated vectors
         (e.g. the roles and the fillers of records).
-    cache:
+    cache : bool, default True
         Keep the vectors of the labels seen (default). Without it, every lookup draws
         (the same vectors) again, and :meth:`decode` has no candidates of its own.
 
+    Notes
+    -----
     Labels are ``str``, ``bytes``, ``int``, ``float``, ``bool`` or tuples of these; each
     type is its own label (``1``, ``1.0``, ``"1"`` and ``True`` are four symbols).
 
@@ -110,9 +113,10 @@ class SymbolTable(Encoder):
         super().__init__(model, seed=seed, namespace=namespace, cache=cache)
         self.namespace = namespace
         self.cache = cache
-        self._rows: dict[int, int] = {}  # digest -> row of self._store
+        self._rows: dict[int, int] = {}  # digest -> row of self._vectors
         self._labels: list[Any] = []
-        self._store: Any = None
+        # the labels' vectors, grown by doubling: a new label costs its own vector only
+        self._vectors = RowBuffer(model.backend)
         #: True where an encoder made this table for its ``symbols`` left at None (the
         #: encoder's repr then leaves it out)
         self.made_by_encoder = False
@@ -139,9 +143,9 @@ class SymbolTable(Encoder):
     @property
     def matrix(self) -> Any:
         """The vectors of :attr:`labels`, shape ``(len(table), vector_length)``."""
-        if self._store is None:
+        if not len(self._vectors):
             raise ValueError("the symbol table is empty: look up some labels first")
-        return self._store
+        return self._vectors.rows
 
     def draw(self, labels: Sequence[Any]) -> Any:
         """The vectors of ``labels`` drawn afresh (no cache), in one draw."""
@@ -168,8 +172,7 @@ class SymbolTable(Encoder):
             return self.draw(labels)
         if not labels:  # no labels: no vectors
             return self._draw_streams([])
-        rows = self.rows(labels)
-        return take_rows(self.model, self._store, rows)
+        return self._vectors.take(self.rows(labels))
 
     def rows(self, labels: Iterable[Any]) -> np.ndarray:
         """Rows of :attr:`matrix` holding ``labels`` (added to the table where new)."""
@@ -187,8 +190,7 @@ class SymbolTable(Encoder):
             start = len(self._labels)
             known.update({d: start + i for i, d in enumerate(new)})
             self._labels.extend(new.values())
-            xp = self.model.xp
-            self._store = fresh if self._store is None else xp.concat([self._store, fresh], axis=0)
+            self._vectors.append(fresh)
         return np.fromiter((known[d] for d in digests), dtype=np.int64, count=len(digests))
 
     def encode(self, labels: Any) -> Any:

@@ -18,6 +18,7 @@ from sklearn.utils.validation import validate_data
 from .._validation import check_known_shape
 from ..backends import array_kind, to_host
 from ..backends.arrays import check_has_data
+from ..backends.shapes import row_class
 from ..random import fold_in
 
 
@@ -107,10 +108,11 @@ def padded_size(n: int, batch_size: int) -> int:
     per array shape (``Backend.static_shapes``: JAX): the next power of two, at least
     :data:`MIN_PADDED_ROWS` and at most ``batch_size``. So every batch has one of a few
     shapes (at most ``log2(batch_size / 16) + 2`` of them), whatever the number of rows, and
-    padding at most doubles a batch."""
+    padding at most doubles a batch (:func:`holovec.backends.shapes.row_class`); ``n`` of
+    ``batch_size`` or more: ``batch_size`` (the rows of a whole batch)."""
     if n >= batch_size:
         return batch_size
-    return min(batch_size, max(MIN_PADDED_ROWS, 1 << max(0, n - 1).bit_length()))
+    return row_class(n, minimum=MIN_PADDED_ROWS, maximum=batch_size)
 
 
 def padded_blocks(k: int) -> int:

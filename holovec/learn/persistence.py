@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import ClassifierMixin
 
-from .._format import Header, read_archive, short_repr, write_archive
+from .._format import Header, check_dim_backed, read_archive, short_repr, write_archive
 from .._params import check_parameters
 from ..vsa import VSA
 from ._space import Space
@@ -220,6 +220,8 @@ def _check_layout(record: dict, headers: dict[str, Header]) -> None:
             )
     if missing:
         raise ValueError(f"missing arrays {sorted(missing)}")
+    # the archives' one rule: no model larger than the file's arrays allow is made
+    check_dim_backed(record["model"]["dim"], headers)
 
 
 def _expected_arrays(record: dict) -> dict[str, tuple[tuple[int, ...], str]]:

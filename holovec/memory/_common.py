@@ -4,28 +4,51 @@ and the checks of a loaded memory's fields."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..backends import dtype_name
+from ..backends.shapes import pad_rows
 from ..models.base import CHUNK_BYTES, VSAModel
 from ..models.registry import require_capability
 
 
-def as_rows(model: Any, x: Any, name: str) -> tuple[Any, bool]:
+class Answer(NamedTuple):
+    """How the answer to rows made by :func:`as_rows` is given back: its first ``n`` rows
+    (the rest pad the batch to a shape class), the row alone for ``single`` vector."""
+
+    single: bool
+    n: int
+
+    def of(self, out: Any) -> Any:
+        """``out`` ``(rows, ...)`` as the answer: trimmed to ``n`` rows, one for a single."""
+        if int(out.shape[0]) != self.n:
+            out = out[: self.n]
+        return out[0] if self.single else out
+
+
+def as_rows(model: Any, x: Any, name: str, *, pad: bool = False) -> tuple[Any, Answer]:
     """``x`` (checked: one vector ``(vector_length,)`` or a batch ``(n, vector_length)`` of
     the model, finite, its elements values of the model: +-1 for MAP, bits for BSC) as rows
-    ``(n, vector_length)``, and whether it was one vector."""
+    ``(n, vector_length)``, and how to give back an answer of those rows (:class:`Answer`).
+
+    ``pad`` (cues, never what is stored): rows padded to their shape class where the backend
+    compiles per shape (:func:`holovec.backends.shapes.pad_rows`), before the value checks,
+    so that every number of cues shares the programs of its class."""
     model.check(x, name)
     if x.ndim not in (1, 2):
         raise ValueError(
             f"{name} must be one vector ({model.vector_length},) or a batch (n, {model.vector_length}), "
             f"got shape {tuple(x.shape)}"
         )
-    check_finite(model, x, name)
-    model.check_values(x, name)  # a BSC byte of 7 or a MAP 0.5 is no vector of the model
-    return (x[None, :], True) if x.ndim == 1 else (x, False)
+    rows = x[None, :] if x.ndim == 1 else x
+    n = int(rows.shape[0])
+    if pad:
+        rows, n = pad_rows(model.backend, rows)
+    check_finite(model, rows, name)
+    model.check_values(rows, name)  # a BSC byte of 7 or a MAP 0.5 is no vector of the model
+    return rows, Answer(x.ndim == 1, n)
 
 
 def check_finite(model: Any, x: Any, name: str) -> None:
@@ -67,14 +90,16 @@ def row_chunks(n_rows: int, bytes_per_row: int, budget: int = CHUNK_BYTES) -> It
         yield slice(0, 0)
         return
     size = max(1, budget // max(1, bytes_per_row))
+    size = 1 << (size.bit_length() - 1)  # a power of two: padded batches split into equal chunks
     for start in range(0, n_rows, size):
         yield slice(start, min(start + size, n_rows))
 
 
-def joined(model: Any, parts: list[Any], single: bool) -> Any:
-    """The chunks' results as one array (the single row of one vector's answer)."""
+def joined(model: Any, parts: list[Any], answer: Answer | None) -> Any:
+    """The chunks' results as one array, given back as ``answer`` says (as they are for
+    ``None``)."""
     out = parts[0] if len(parts) == 1 else model.xp.concat(parts, axis=0)
-    return out[0] if single else out
+    return out if answer is None else answer.of(out)
 
 
 def count_field(fields: dict[str, Any], key: str, where: str) -> int:

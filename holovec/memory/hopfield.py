@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_int
+from ..backends.growth import RowBuffer
 from ..capacity.hopfield import hopfield_capacity
 from ..models.base import VSAModel
 from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks
@@ -85,7 +86,8 @@ class Hopfield:
         self.explicit = check_bool(explicit, "explicit")
         self._complex = model.element_kind == "phasor"
         self._n = 0
-        self._patterns: Any = None  # (n, dim) lifted patterns (implicit)
+        # (n, dim) lifted patterns (implicit), grown by doubling: a store costs its patterns
+        self._pattern_rows = RowBuffer(model.backend)
         self._weights: Any = None  # (dim, dim) W transposed, zero diagonal (explicit)
 
     # -- the stored patterns ----------------------------------------------------------------
@@ -96,6 +98,11 @@ class Hopfield:
 
     def __len__(self) -> int:
         return self._n
+
+    @property
+    def _patterns(self) -> Any:
+        """The lifted patterns ``(n, dim)`` (implicit weights), or ``None`` for none."""
+        return self._pattern_rows.rows if len(self._pattern_rows) else None
 
     @property
     def capacity(self) -> int:
@@ -113,7 +120,8 @@ class Hopfield:
 
     def clear(self) -> None:
         """Forget every stored pattern."""
-        self._n, self._patterns, self._weights = 0, None, None
+        self._n, self._weights = 0, None
+        self._pattern_rows.clear()
 
     def store(self, patterns: Any) -> None:
         """Add ``patterns`` (one vector or a batch ``(n, vector_length)`` of the model) to
@@ -134,7 +142,7 @@ class Hopfield:
             w = xp.where(eye, xp.zeros_like(w), w)  # no self-coupling
             self._weights = w if self._weights is None else self._weights + w
         else:
-            self._patterns = lifted if self._patterns is None else xp.concat([self._patterns, lifted], axis=0)
+            self._pattern_rows.append(lifted)
         self._n += lifted.shape[0]
 
     def _state(self, rows: Any) -> Any:
@@ -202,7 +210,7 @@ class Hopfield:
         phasors to float rounding."""
         iterations = check_int(iterations, "iterations", minimum=1)
         self._check_stored()
-        rows, single = as_rows(self.model, cues, "cues")
+        rows, answer = as_rows(self.model, cues, "cues", pad=True)
         step, store, n = self._stepper(), self._store(), float(self._n)
         parts = []
         for chunk in row_chunks(rows.shape[0], self._bytes_per_cue()):
@@ -212,7 +220,7 @@ class Hopfield:
                 if not bool(changed):  # no cue moved: every cue is at a fixed point
                     break
             parts.append(self.model.finish_sum(s))
-        return joined(self.model, parts, single)
+        return joined(self.model, parts, answer)
 
     def energy(self, states: Any) -> Any:
         """Hopfield's energy ``E(s) = -1/2 sum_{i != j} W[i, j] conj(s_i) s_j`` of vectors of
@@ -220,13 +228,13 @@ class Hopfield:
         random vectors while the load is below the capacity. A 0-d array for one vector,
         else one value per vector (the model's real dtype)."""
         self._check_stored()
-        rows, single = as_rows(self.model, states, "states")
+        rows, answer = as_rows(self.model, states, "states", pad=True)
         xp, parts = self.model.xp, []
         for chunk in row_chunks(rows.shape[0], self._bytes_per_cue()):
             s = self._state(rows[chunk])
             e = xp.real(self.model.backend.vecdot(s, self._field(s)))
             parts.append(xp.astype(e, self.model.real_dtype) * -0.5)
-        return joined(self.model, parts, single)
+        return joined(self.model, parts, answer)
 
     def _check_stored(self) -> None:
         if self._n == 0:
@@ -252,8 +260,37 @@ class Hopfield:
         cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None, device: Any = None
     ) -> Hopfield:
         """A network that :meth:`save` wrote (of ``model``, or of the model the file names
-        made on ``backend`` and ``device``). ``ValueError`` for a damaged, edited or
-        mismatched file."""
+        made on ``backend`` and ``device``).
+
+        Loading is bounded by the file: the dim is checked against the saved arrays before
+        a model is made. An empty network saves arrays of no rows, which back no dim: its
+        file may name a dim of at most ``holovec._format.MAX_UNBACKED_DIM`` (2**20)
+        unless it is loaded into a ``model`` made beforehand.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The ``.npz`` file.
+        model : VSAModel or None
+            The model the file must be of (same name, dim, dtype and options); None: the
+            model is made from the file.
+        backend : str or None
+            Where a model made from the file computes (default: the backend it was saved
+            from); only without ``model``.
+        device : str or None
+            Its device (default: the backend's best); only without ``model``.
+
+        Returns
+        -------
+        Hopfield
+            The network, its patterns or weights checked against the record.
+
+        Raises
+        ------
+        ValueError
+            For a damaged, edited or mismatched file, or one whose record names sizes that
+            its arrays do not back.
+        """
         from .._format.state import load_state
 
         found = load_state(path, _KIND, model, backend, device, arrays=("patterns", "weights"))

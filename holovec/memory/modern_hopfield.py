@@ -8,6 +8,7 @@ from os import PathLike
 from typing import Any
 
 from .._validation import check_int, check_number
+from ..backends.growth import RowBuffer
 from ..models.base import VSAModel
 from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks, sums_bundles
 
@@ -66,16 +67,22 @@ class ModernHopfield:
         elif check_number(beta, "beta") <= 0:
             raise ValueError(f"beta must be a positive number (the inverse temperature), got {beta}")
         self.beta = float(beta)
-        self._patterns: Any = None
+        # the patterns, grown by doubling: a store costs its patterns, not those held
+        self._pattern_rows = RowBuffer(model.backend)
         self._lifted: Any = None  # lift(patterns), made when recall first needs it
 
     @property
     def n_patterns(self) -> int:
         """The number of patterns stored."""
-        return 0 if self._patterns is None else int(self._patterns.shape[0])
+        return len(self._pattern_rows)
 
     def __len__(self) -> int:
         return self.n_patterns
+
+    @property
+    def _patterns(self) -> Any:
+        """The stored patterns ``(n, vector_length)``, or ``None`` for none."""
+        return self._pattern_rows.rows if len(self._pattern_rows) else None
 
     @property
     def patterns(self) -> Any:
@@ -88,7 +95,8 @@ class ModernHopfield:
 
     def clear(self) -> None:
         """Forget every stored pattern."""
-        self._patterns = self._lifted = None
+        self._pattern_rows.clear()
+        self._lifted = None
 
     def store(self, patterns: Any) -> None:
         """Add ``patterns`` (one vector or a batch ``(n, vector_length)`` of the model);
@@ -96,8 +104,7 @@ class ModernHopfield:
         rows, _ = as_rows(self.model, patterns, "patterns")
         if rows.shape[0] == 0:
             raise ValueError("patterns is empty: give at least one pattern")
-        old = self._patterns
-        self._patterns = rows if old is None else self.model.xp.concat([old, rows], axis=0)
+        self._pattern_rows.append(rows)
         self._lifted = None
 
     def _check_stored(self) -> None:
@@ -111,10 +118,17 @@ class ModernHopfield:
 
     def _attention(self, x: Any) -> Any:
         """Softmax of ``beta`` times the similarities of cues ``x`` ``(m, vector_length)``,
-        the largest subtracted first (no overflow whatever beta)."""
+        the largest subtracted before ``beta`` multiplies (no overflow whatever beta): the
+        exponents are at most 0, 0 for the most similar patterns. ``beta`` is capped at a
+        quarter of the largest finite number of the similarities' float type (a larger one
+        would be infinite there, and ``0 * inf`` is NaN; the exponents, ``beta`` times
+        differences of at most 2, stay finite), where every other pattern's weight is 0
+        already: a large ``beta`` gives the hard max, its weight shared equally by the
+        patterns tied at the top."""
         xp = self.model.xp
-        z = self.model.similarity_matrix(x, self._patterns) * self.beta
-        e = xp.exp(z - xp.max(z, axis=1, keepdims=True))
+        s = self.model.similarity_matrix(x, self._patterns)
+        beta = min(self.beta, float(xp.finfo(s.dtype).max) / 4)
+        e = xp.exp((s - xp.max(s, axis=1, keepdims=True)) * beta)
         return e / xp.sum(e, axis=1, keepdims=True)
 
     def weights(self, cues: Any) -> Any:
@@ -122,9 +136,9 @@ class ModernHopfield:
         cue, ``(n_cues, n_patterns)`` for a batch, each row summing to 1 (the model's real
         dtype)."""
         self._check_stored()
-        rows, single = as_rows(self.model, cues, "cues")
+        rows, answer = as_rows(self.model, cues, "cues", pad=True)
         parts = [self._attention(rows[c]) for c in row_chunks(rows.shape[0], self._bytes_per_cue())]
-        return joined(self.model, parts, single)
+        return joined(self.model, parts, answer)
 
     def recall(self, cues: Any, iterations: int = 1) -> Any:
         """The patterns retrieved from ``cues`` (one vector or a batch of the model), as
@@ -141,7 +155,7 @@ class ModernHopfield:
         none at the default beta)."""
         iterations = check_int(iterations, "iterations", minimum=1)
         self._check_stored()
-        rows, single = as_rows(self.model, cues, "cues")
+        rows, answer = as_rows(self.model, cues, "cues", pad=True)
         m = self.model
         if self._lifted is None:
             self._lifted = m.lift(self._patterns)
@@ -152,7 +166,7 @@ class ModernHopfield:
                 w = m.xp.astype(self._attention(x), self._lifted.dtype)
                 x = m.finish_sum(m.backend.matmul(w, self._lifted))
             parts.append(x)
-        return joined(m, parts, single)
+        return joined(m, parts, answer)
 
     # -- storage ----------------------------------------------------------------------------
     def save(self, path: str | PathLike) -> None:
@@ -171,8 +185,37 @@ class ModernHopfield:
         cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None, device: Any = None
     ) -> ModernHopfield:
         """A memory that :meth:`save` wrote (of ``model``, or of the model the file names
-        made on ``backend`` and ``device``). ``ValueError`` for a damaged, edited or
-        mismatched file."""
+        made on ``backend`` and ``device``).
+
+        Loading is bounded by the file: the dim is checked against the saved patterns
+        before a model is made. An empty memory saves patterns of no rows, which back no
+        dim: its file may name a dim of at most ``holovec._format.MAX_UNBACKED_DIM``
+        (2**20) unless it is loaded into a ``model`` made beforehand.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The ``.npz`` file.
+        model : VSAModel or None
+            The model the file must be of (same name, dim, dtype and options); None: the
+            model is made from the file.
+        backend : str or None
+            Where a model made from the file computes (default: the backend it was saved
+            from); only without ``model``.
+        device : str or None
+            Its device (default: the backend's best); only without ``model``.
+
+        Returns
+        -------
+        ModernHopfield
+            The memory, its patterns checked against the record.
+
+        Raises
+        ------
+        ValueError
+            For a damaged, edited or mismatched file, or one whose record names sizes that
+            its arrays do not back.
+        """
         from .._format.state import load_state
 
         found = load_state(path, _KIND, model, backend, device, arrays=("patterns",))

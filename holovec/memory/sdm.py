@@ -26,6 +26,71 @@ from ._common import as_rows, check_model, joined, row_chunks, sums_bundles
 
 _KIND = "memory.sdm"
 
+#: pairs of random vectors whose distances give the default radius of models whose
+#: distances are not binomial: at most this many, and about 1024 below the radius
+_RADIUS_PAIRS, _RADIUS_BELOW = 2**20, 2**10
+#: bytes of float64 operands one step of the default radius's products holds
+_RADIUS_BLOCK_BYTES = 32 * 2**20
+
+
+def _default_radius(model: VSAModel, n_locations: int, seed: int) -> float:
+    """The default radius (see :class:`SparseDistributedMemory`): where a random address
+    activates about ``1 / sqrt(n_locations)`` of the locations.
+
+    Binary and bipolar models: the exact binomial. The others: the midpoint of the two
+    distances around that quantile among random pairs ``(a_i, b_j)`` of vectors drawn by the
+    model's NumPy twin from ``seed`` (so the same vectors on every backend, where each
+    backend's own draws of a continuous model differ in the last bits), their
+    similarities the model's score (``score_from_dots``) of float64 dot products, and the
+    midpoint rounded to float32, which a float64 sum's summation order does not reach:
+    the radius depends on the model, ``n_locations`` and ``seed`` alone.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The memory's model.
+    n_locations : int
+        Number of hard locations.
+    seed : int
+        Seed of the pairs' draws.
+
+    Returns
+    -------
+    float
+        The radius, a distance in ``[0, dim]``.
+    """
+    dim = model.dim
+    probability = act.default_probability(n_locations)
+    if model.element_kind in act.BINOMIAL_KINDS:
+        return float(act.binomial_radius(dim, probability))
+    if n_locations < 2:
+        return float(dim)  # one location: every address activates it
+    try:
+        host = model.with_backend("numpy")
+    except TypeError:  # a dtype that NumPy lacks (bfloat16): the model's own similarities
+        locations = model.random(n_locations, seed=fold_in(seed, "sdm.locations"))
+        return act.default_radius(model, locations, probability)
+    pairs = min(_RADIUS_PAIRS, int(np.ceil(_RADIUS_BELOW / probability)))
+    side = int(np.ceil(np.sqrt(pairs)))  # side x side pairs: rows a_i against columns b_j
+    block = max(1, min(side, _RADIUS_BLOCK_BYTES // (8 * host.score_operand_width)))
+
+    def operands(name: str, start: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = host.random(min(block, side - start), seed=fold_in(seed, "sdm.radius", name, start))
+        x = np.asarray(host.score_operand(rows), dtype=np.float64)
+        return x, host.backend.vecdot(x, x)
+
+    distances = []
+    for i in range(0, side, block):
+        a, squares_a = operands("a", i)
+        for j in range(0, side, block):
+            b, squares_b = operands("b", j)
+            dots = host.backend.matmul(a, b.T)
+            sims = np.asarray(host.score_from_dots(dots, squares_a[:, None], squares_b[None, :]))
+            distances.append((dim * (1.0 - sims.astype(np.float64)) / 2).ravel())
+    d = np.sort(np.concatenate(distances))
+    k = min(max(1, round(probability * d.size)), d.size - 1)
+    return float(np.float32((d[k - 1] + d[k]) / 2))
+
 
 class SparseDistributedMemory:
     """Kanerva's sparse distributed memory over the vectors of ``model``.
@@ -45,8 +110,10 @@ class SparseDistributedMemory:
         design point (dim 1000, ``M = 10**6``, radius 451, ``p ~ 1/1000``), within a factor
         2 of the best capacity of his signal-to-noise analysis for any number of stored
         items above ``sqrt(M) / 2``. Binary and bipolar models take it from the exact
-        binomial ``P[Binomial(dim, 1/2) <= r]``, the others from the distances among the
-        locations (a random pair's).
+        binomial ``P[Binomial(dim, 1/2) <= r]``, the others from the distances of random
+        pairs of the model's vectors, drawn and measured on the host (the model's NumPy
+        twin, float64 similarities, the radius rounded to float32), so that the default is
+        the same, bit for bit, on every backend and device.
     seed : int, optional
         Seed of the locations: ``model.random(M, seed=fold_in(seed, "sdm.locations"))``,
         row ``i`` independent of ``M`` (and of the user's own ``model.random(seed=seed)``
@@ -89,7 +156,7 @@ class SparseDistributedMemory:
         self._seed = model.spawn_seed() if seed is None else check_seed(seed)
         self._locations = model.random(self._n, seed=fold_in(self._seed, "sdm.locations"))
         if radius is None:
-            self._radius = act.default_radius(model, self._locations, act.default_probability(self._n))
+            self._radius = _default_radius(model, self._n, fold_in(self._seed, "sdm.radius"))
         else:
             self._radius = self._check_radius(radius)
         self._floor = act.similarity_floor(model.dim, self._radius)
@@ -168,9 +235,9 @@ class SparseDistributedMemory:
     def activations(self, addresses: Any) -> Any:
         """Boolean mask ``(n, n_locations)`` (``(n_locations,)`` for one address) of the
         locations each address activates; ``sum`` over the last axis counts them."""
-        a, single = as_rows(self._model, addresses, "addresses")
+        a, answer = as_rows(self._model, addresses, "addresses", pad=True)
         parts = [act.active(self._model, a[s], self._locations, self._floor) for s in self._chunks(a)]
-        return joined(self._model, parts, single)
+        return joined(self._model, parts, answer)
 
     def write(self, addresses: Any, contents: Any) -> None:
         """Add each of ``contents`` to the counters of the locations its address activates.
@@ -204,11 +271,11 @@ class SparseDistributedMemory:
         address: an autoassociative memory converges to a stored item from a cue within
         the critical distance. One vector or a batch ``(n, vector_length)``; the same shape
         back."""
-        x, single = as_rows(self._model, addresses, "addresses")
+        x, answer = as_rows(self._model, addresses, "addresses", pad=True)
         times = check_int(iterations, "iterations", minimum=1)
         for _ in range(times):
             x = self._read_once(x)
-        return x[0] if single else x
+        return answer.of(x)
 
     def _read_once(self, a: Any) -> Any:
         m = self._model
@@ -216,7 +283,7 @@ class SparseDistributedMemory:
         for s in self._chunks(a):
             mask = act.active(m, a[s], self._locations, self._floor)
             parts.append(m.finish_sum(act.weighted_sum(m, mask, self._counters, transpose=False)))
-        return joined(m, parts, False)
+        return joined(m, parts, None)
 
     def _chunks(self, a: Any) -> list[slice]:
         return list(row_chunks(a.shape[0], self._bytes_per_address))
@@ -239,8 +306,36 @@ class SparseDistributedMemory:
     ) -> SparseDistributedMemory:
         """Read a memory saved by :meth:`save`. With ``model`` the file must be of that
         model; without, the model is made from the file (on ``backend``, default the saved
-        one, and ``device``). The locations are drawn again from the saved seed. A damaged,
-        edited or mismatched file raises ``ValueError``."""
+        one, and ``device``). The locations are drawn again from the saved seed.
+
+        Loading is bounded by the file: the dim is checked against the saved counters
+        before a model is made, and their shape against the number of locations before
+        any location is drawn.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The ``.npz`` file.
+        model : VSAModel or None
+            The model the file must be of (same name, dim, dtype and options); None: the
+            model is made from the file.
+        backend : str or None
+            Where a model made from the file computes (default: the backend it was saved
+            from); only without ``model``.
+        device : str or None
+            Its device (default: the backend's best); only without ``model``.
+
+        Returns
+        -------
+        SparseDistributedMemory
+            The memory, its counters checked against the record.
+
+        Raises
+        ------
+        ValueError
+            For a damaged, edited or mismatched file, or one whose record names sizes that
+            its counters do not back.
+        """
         found = load_state(path, _KIND, model, backend, device, arrays=("counters",))
         try:
             return cls._from_state(found.model, found.fields, found.arrays["counters"])

@@ -16,6 +16,9 @@ import numpy as np
 
 #: bytes of temporary memory a similarity_matrix chunk may use
 CHUNK_BYTES = 64 * 2**20
+#: bytes a draw's temporaries take at a time: a larger draw is made block by block of rows
+#: (row i never depends on the rows drawn with it), so its peak is its output and one block
+DRAW_BLOCK_BYTES = 64 * 2**20
 #: requests for more memory than this are compared with the memory available first
 CHECKED_ALLOCATION_BYTES = 256 * 2**20
 
@@ -42,7 +45,22 @@ def format_bytes(n: int) -> str:
 
 def draw_bytes(model: Any, n_rows: int, per_element: float) -> int:
     """About the peak memory of a draw of ``n_rows`` vectors: ``per_element`` bytes per
-    element of the model's default dtype, scaled to its dtype."""
+    element of the model's default dtype, scaled to its dtype, for at most
+    :func:`draw_block_rows` rows at a time, and the output for the rest."""
+    block = draw_block_rows(model, per_element)
+    if n_rows <= block:
+        return _all_at_once_bytes(model, n_rows, per_element)
+    output = n_rows * model.vector_length * itemsize(model.dtype_name)
+    return output + _all_at_once_bytes(model, block, per_element)
+
+
+def draw_block_rows(model: Any, per_element: float) -> int:
+    """Rows of a large draw made at a time (those whose draw takes about
+    :data:`DRAW_BLOCK_BYTES`), written into the output one block after another."""
+    return max(1, DRAW_BLOCK_BYTES // max(1, _all_at_once_bytes(model, 1, per_element)))
+
+
+def _all_at_once_bytes(model: Any, n_rows: int, per_element: float) -> int:
     scale = itemsize(model.dtype_name) / itemsize(model.default_dtype)
     return math.ceil(n_rows * model.dim * per_element * scale)
 

@@ -24,6 +24,7 @@ import numpy as np
 from ..random import Words, address_words, check_seed, fold_in, fresh_seed
 from ._checks import check_count
 from ._kernels import shared_kernel
+from ._memory import draw_block_rows
 
 
 class Seeds:
@@ -101,8 +102,9 @@ class Draws:
     ``random(n_rows, seed, stream, purpose)`` (its row 0 alone, shape ``(vector_length,)``,
     for ``one_row``), made the fastest way (see the module)."""
 
-    def __init__(self, model: Any, random: Callable, exact: bool, key: tuple) -> None:
+    def __init__(self, model: Any, random: Callable, exact: bool, key: tuple, bytes_per_element: float) -> None:
         self.model, self.random, self.exact, self.key = model, random, exact, key
+        self.bytes_per_element = bytes_per_element  # the draw's peak per element (models/_memory.py)
 
     def __call__(self, n_rows: int, seed: Any, stream: Any, purpose: int, one_row: bool = False) -> Any:
         model = self.model
@@ -118,8 +120,37 @@ class Draws:
                 return backend.from_numpy(rows[0] if one_row else rows)
             if path == "compiled" and n_rows and isinstance(stream, (int, np.integer)):
                 return self.compiled(n_rows, seed, int(stream), purpose, one_row)
-            rows = self.random(n_rows, seed, stream, purpose)
+            rows = self.eager(n_rows, seed, stream, purpose)
         return rows[0] if one_row else rows
+
+    def eager(self, n_rows: int, seed: int, stream: Any, purpose: int) -> Any:
+        """The sampler op by op: a draw larger than one block (:func:`draw_block_rows`) is
+        made block by block of rows, each written into the output where the backend writes
+        rows in place, so that the temporaries of one block, not of the whole draw, are
+        held beside the output (row ``i`` never depends on the rows drawn with it).
+
+        Parameters
+        ----------
+        n_rows : int
+            Rows drawn.
+        seed : int
+            The draw's seed.
+        stream : int or sequence of int
+            The draw's stream, or one stream per row.
+        purpose : int
+            The draw's :class:`~holovec.random.Purpose`.
+        """
+        model = self.model
+        backend = model.backend
+        block = draw_block_rows(model, self.bytes_per_element)
+        if n_rows <= block or not backend.writes_rows:
+            return self.random(n_rows, seed, stream, purpose)
+        xp = model.xp
+        out = xp.empty((n_rows, model.vector_length), dtype=model.dtype, device=model.device)
+        rows_of = RowsOfDraw(model, seed, stream, purpose)
+        for start in range(0, n_rows, block):
+            out = backend.write_rows(out, start, rows_of(start, min(start + block, n_rows)))
+        return out
 
     def host_model(self) -> Any | None:
         """The model on the NumPy backend (made once), whose draws and host kernels give the

@@ -117,7 +117,7 @@ class VSAModel(ModelProtocol, ABC):
         # the class and the configuration's values, once (``jax.jit`` hashes a static model
         # on every call); a plain attribute: ``__dict__`` would slow every attribute read
         key = self._key = (type(self), *self.get_config().values())
-        self._draw = Draws(self, self._random, self._draws_exact, key[:-1])
+        self._draw = Draws(self, self._random, self._draws_exact, key[:-1], self._draw_bytes_per_element)
         # made now, outside any jit trace, so that traced calls can close over it
         self._tiebreak = self._random(1, self.seed_for_ties, 0, Purpose.TIEBREAK)[0]
         self._checks = FastCheck(self)  # the fast path of the checks; .stack for bundles
@@ -303,7 +303,10 @@ class VSAModel(ModelProtocol, ABC):
         Broadcasts over batch axes like NumPy; two vectors give a 0-d array.
         """
         self._checks.pair(a, b)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # refused below instead
+        if isinstance(a, np.ndarray):  # NumPy warns of NaN arithmetic: it is refused below instead
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                out = self._similarity(a, b)
+        else:
             out = self._similarity(a, b)
         # NumPy reductions give scalars; the contract is a 0-d array of the backend
         out = np.asarray(out) if isinstance(out, np.generic) else out
@@ -394,6 +397,4 @@ def _rebuilt_model(
 def _finite(backend: Any, out: Any) -> bool:
     """Whether every similarity in ``out`` is finite, read on the host (one small copy;
     a reduction on the device costs several dispatches per call)."""
-    if out.ndim == 0:
-        return math.isfinite(float(out))
     return bool(np.isfinite(backend.to_numpy(out)).all())

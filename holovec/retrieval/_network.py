@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..backends.shapes import row_class
 from ..models.base import VSAModel
 
 
@@ -127,6 +128,7 @@ def compiled(backend: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def padded_count(n: int) -> int:
-    """The rows a batch of ``n`` products is padded to where every shape compiles: the next
-    power of two, so that a few programs serve every batch size."""
-    return 1 << max(0, n - 1).bit_length()
+    """The rows a batch of ``n`` products is padded to where every shape compiles: its
+    shape class (:func:`holovec.backends.shapes.row_class`), so that a few programs serve
+    every batch size."""
+    return row_class(n)

@@ -25,6 +25,7 @@ from .._format.codebook import (
     stored_vectors,
     write_codebook,
 )
+from ..backends.growth import RowBuffer
 from ..compat import CodebookNames, row_without_model, vectors_without_model
 from ..models.base import VSAModel
 from ._checks import check_finite, model_vectors
@@ -180,6 +181,18 @@ class Codebook(CodebookNames):
     def _xp(self) -> Any:
         return self._backend.xp if self.model is None else self.model.xp
 
+    @property
+    def _vectors(self) -> Any:
+        """The vectors ``(n, vector_length)``: the filled rows of :attr:`_rows_buffer`."""
+        return self._rows_buffer.rows
+
+    @_vectors.setter
+    def _vectors(self, vectors: Any) -> None:
+        # new vectors as a whole (made, adopted, a row removed, a failed update undone):
+        # kept as they are; add grows them by doubling (a label costs its own row only)
+        backend = self._backend if self.model is None else self.model.backend
+        self._rows_buffer = RowBuffer(backend, vectors)
+
     # -- construction ------------------------------------------------------------------
     @classmethod
     def from_seed(cls, model: VSAModel, labels: Iterable[Any], seed: int, *, namespace: str = "") -> Codebook:
@@ -247,7 +260,7 @@ class Codebook(CodebookNames):
                 raise ValueError("give a vector: this codebook has no seed to draw symbols from")
             row = self._symbols([label], self.seed, self.namespace)
         elif self.model is None:  # made from a dict without a model: a vector like its rows
-            row = row_without_model(self._backend, self._vectors, vector)
+            row = row_without_model(self._backend, self._rows_buffer, vector)
         else:
             vector = model_vectors(self.model, vector, "vector")
             if vector.ndim != 1:
@@ -257,7 +270,7 @@ class Codebook(CodebookNames):
             check_finite(self.model, vector, "vector")
             row = vector[None, :]
             self.seed = None  # no longer rebuildable from (model, seed, labels)
-        self._vectors = self._xp().concat([self._vectors, row], axis=0)
+        self._rows_buffer.append(row)
         self._rows[key] = len(self._labels)
         self._labels.append(label)
 
@@ -274,12 +287,17 @@ class Codebook(CodebookNames):
         ``extend`` is the same (HoloVec 1.x's name)."""
         if not isinstance(items, Mapping):
             raise TypeError(f"items must be a dict label -> vector, got {type(items).__name__}")
-        before = (list(self._labels), self._vectors, dict(self._rows), self.seed)
+        # undone by taking away what was added, so that an update costs what it adds
+        n, seed = len(self._labels), self.seed
         try:
             for label, vector in items.items():
                 self.add(label, vector)
         except BaseException:
-            self._labels, self._vectors, self._rows, self.seed = before
+            for label in self._labels[n:]:
+                del self._rows[label_key(label)]
+            del self._labels[n:]
+            self._rows_buffer.truncate(n)
+            self.seed = seed
             raise
 
     # -- storage: the codebook file format (holovec._format.codebook) ------------------------

@@ -308,7 +308,9 @@ class FiniteStateAutomaton(Structure):
         accept = labels[3 * n : 3 * n + n_accept]
         start = labels[-1] if has_start else None
         FiniteStateAutomaton.__init__(self, self.model, start=start, accept=accept, seed=self.seed)
-        self.add_transitions(
-            zip(labels[0 : 3 * n : 3], labels[1 : 3 * n : 3], labels[2 : 3 * n : 3], strict=True)
-        )
-        self._keep_saved_sums(sums, "transitions")
+        triples = list(zip(labels[0 : 3 * n : 3], labels[1 : 3 * n : 3], labels[2 : 3 * n : 3], strict=True))
+        # the transitions again, in blocks of bounded memory: a sum that does not fit is refused
+        self._add_saved(triples, self.add_transitions, 3, sums, "transitions")
+
+    def _forget_symbols(self) -> None:
+        self.state_table, self.symbol_table = self.symbols("fsa-state"), self.symbols("fsa-symbol")

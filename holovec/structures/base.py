@@ -11,6 +11,7 @@ with the same seed, has the same vectors.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from os import PathLike
 from typing import Any, ClassVar
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from .._format.state import StateFile, load_state, save_state
 from ..encoders import SymbolTable
-from ..models.base import VSAModel
+from ..models.base import CHUNK_BYTES, VSAModel
 from ..models.registry import require_capability
 from ..random import check_seed, fresh_seed
 
@@ -53,6 +54,25 @@ class Structure:
         """The table of this structure's symbols in ``namespace`` (seeded by :attr:`seed`)."""
         return SymbolTable(self.model, seed=self.seed, namespace=namespace)
 
+    def saved_symbols(self, namespace: str, labels: Iterable[Any]) -> SymbolTable:
+        """The table of :meth:`symbols` that has seen ``labels`` (a loaded file's) and draws
+        their vectors when they are asked for (see :class:`SavedSymbols`), not now: loading
+        a structure then costs what its file holds, not a vector per label.
+
+        Parameters
+        ----------
+        namespace : str
+            The table's namespace (as :meth:`symbols`).
+        labels : iterable
+            The labels seen, in the order first seen (repeats are seen once).
+
+        Returns
+        -------
+        SymbolTable
+            A table equal in every answer to one that looked ``labels`` up.
+        """
+        return SavedSymbols.of(self.symbols(namespace), labels)
+
     # -- the sum and the vector -------------------------------------------------------------
     def _add_items(self, items: Any, sign: int = 1) -> None:
         """Add (``sign`` 1) or take away (-1) the model vectors ``items`` ``(n, L)``."""
@@ -83,9 +103,38 @@ class Structure:
     def load(
         cls, path: str | PathLike, model: VSAModel | None = None, *, backend: Any = None, device: Any = None
     ) -> Structure:
-        """Read a structure :meth:`save` wrote (with ``model``: the file must be of it;
-        without, the model is made from the file, on ``backend`` and ``device``).
-        ``ValueError`` for a file of another kind, or a damaged or edited one."""
+        """Read a structure :meth:`save` wrote.
+
+        Loading is bounded by the file: the model's dim by the saved sum (checked before
+        the model is made), and no label's vector is drawn (the labels seen draw theirs
+        when they are asked for), except where the saved items are added again to check
+        the saved sum (graphs, automata): then in blocks of bounded memory, in the time
+        their adding takes.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The ``.npz`` file.
+        model : VSAModel or None
+            The model the file must be of (same name, dim, dtype and options); None: the
+            model is made from the file.
+        backend : str or None
+            Where a model made from the file computes (default: the backend it was saved
+            from); only without ``model``.
+        device : str or None
+            Its device (default: the backend's best); only without ``model``.
+
+        Returns
+        -------
+        Structure
+            The structure, of this class.
+
+        Raises
+        ------
+        ValueError
+            For a file of another kind, a damaged or edited one, or one whose record and
+            arrays disagree (a sum of another shape, counts the labels do not back).
+        """
         names = ("sums", *cls._array_names())
         state = load_state(path, f"structures.{cls.kind}", model, backend, device, names)
         seed = state.fields.get("seed")
@@ -122,6 +171,44 @@ class Structure:
         """Set the structure's own attributes from a loaded file (the model, seed and sum are
         set); ``ValueError`` (or ``KeyError``/``TypeError``) if they do not fit."""
 
+    def _forget_symbols(self) -> None:
+        """Drop the vectors the structure's symbol tables keep (they are drawn again when
+        next needed): what :meth:`_add_saved` calls after each block. Structures that add
+        their saved items again at load define it."""
+
+    def _add_saved(
+        self, items: list[Any], add: Callable[[list[Any]], None], labels_per_item: int, saved: Any, what: str
+    ) -> None:
+        """Add a loaded file's ``items`` again with ``add`` (a list of them at a time) and
+        keep the ``saved`` sum where it is theirs (``ValueError`` if not).
+
+        In blocks of about :data:`~holovec.models.base.CHUNK_BYTES` of vectors, forgetting
+        the symbols' vectors after each (:meth:`_forget_symbols`): a file that names many
+        labels costs the time of adding its items, and memory of one block, not a vector
+        per label.
+
+        Parameters
+        ----------
+        items : list
+            The saved items (edges, transitions, ...), as ``add`` takes them.
+        add : callable
+            Adds a list of items to the structure (its own checks included).
+        labels_per_item : int
+            The vectors each item draws (2 for an edge, 3 for a transition).
+        saved : array
+            The sum the file holds.
+        what : str
+            The items' name, for the message ("edges").
+        """
+        m = self.model
+        # the labels' vectors, their binds and lifted forms: a few vectors of 8 bytes an element
+        per_item = 32 * labels_per_item * max(m.dim, m.vector_length)
+        block = max(1, CHUNK_BYTES // per_item)
+        for start in range(0, len(items), block):
+            add(items[start : start + block])
+            self._forget_symbols()
+        self._keep_saved_sums(saved, what)
+
     def _keep_saved_sums(self, saved: Any, what: str) -> None:
         """Take the saved sum where it is the sum of the items just added again (within
         float rounding); ``ValueError`` where it is not (an edited file)."""
@@ -149,3 +236,91 @@ def indices_field(fields: dict[str, Any], name: str, bound: int) -> list[int]:
     ):
         raise ValueError(f"bad {name} {value!r} in the record")
     return value
+
+
+class SavedSymbols(SymbolTable):
+    """A :class:`~holovec.encoders.SymbolTable` made from a file (by
+    :meth:`Structure.saved_symbols`): it knows the labels seen, in their saved order, and
+    draws none of their vectors until asked, so that a load draws nothing.
+
+    Vectors of fewer labels than are saved, all of them seen, are drawn alone (a count or
+    a lookup costs its own labels); anything else (a decode among all the labels seen, a
+    new label, the matrix) first draws and keeps every saved label's vector, in one draw.
+    Every answer is that of a table that looked the labels up; only the table's public
+    methods are called, so that it follows their changes."""
+
+    #: digest -> label of the saved labels not drawn yet (replaced, never changed in place)
+    _saved: dict[int, Any] = {}  # noqa: RUF012
+
+    @classmethod
+    def of(cls, table: SymbolTable, labels: Iterable[Any]) -> SavedSymbols:
+        """A table that has seen ``labels`` and draws their vectors when asked.
+
+        Parameters
+        ----------
+        table : SymbolTable
+            An empty table whose model, seed and namespace the new one has.
+        labels : iterable
+            The labels seen, in the order first seen (repeats are seen once).
+
+        Returns
+        -------
+        SavedSymbols
+            The table; ``TypeError`` for a label that is no symbol.
+        """
+        out = cls(table.model, seed=table.seed, namespace=table.namespace)
+        saved: dict[int, Any] = {}
+        for label in labels:
+            saved.setdefault(out.digest(label), label)  # a TypeError for a label of no symbol
+        out._saved = saved
+        return out
+
+    def _draw_saved(self) -> None:
+        """Draw the saved labels' vectors into the table (first, in the saved order)."""
+        if self._saved:
+            saved, self._saved = self._saved, {}  # cleared first: the table's own methods may call ours
+            try:
+                SymbolTable.rows(self, list(saved.values()))
+            except BaseException:
+                if not SymbolTable.__len__(self):
+                    self._saved = saved
+                raise
+
+    def __contains__(self, label: Any) -> bool:
+        return self.digest(label) in self._saved or super().__contains__(label)
+
+    def __len__(self) -> int:
+        return len(self._saved) + super().__len__()
+
+    @property
+    def labels(self) -> list[Any]:
+        return [*self._saved.values(), *super().labels]
+
+    @property
+    def matrix(self) -> Any:
+        self._draw_saved()
+        return super().matrix
+
+    def rows(self, labels: Iterable[Any]) -> np.ndarray:
+        self._draw_saved()
+        return super().rows(labels)
+
+    def vectors(self, labels: Iterable[Any]) -> Any:
+        if self._saved and not isinstance(labels, (str, bytes)):
+            labels = list(labels)
+            # fewer labels than are saved, all seen: the same vectors drawn alone (a count
+            # costs its labels); as many (a decode among them all): the table drawn and kept
+            if 0 < len(labels) < len(self._saved) and all(self.digest(x) in self._saved for x in labels):
+                return self.draw(labels)
+        self._draw_saved()
+        return super().vectors(labels)
+
+    def decode(self, vectors: Any, candidates: Iterable[Any] | None = None) -> Any:
+        self._draw_saved()
+        return super().decode(vectors, candidates)
+
+    def __repr__(self) -> str:  # the table it stands for
+        return "SymbolTable" + super().__repr__()[len(type(self).__name__) :]
+
+    def repr_without_model(self) -> str:
+        return "SymbolTable" + super().repr_without_model()[len(type(self).__name__) :]

@@ -64,8 +64,8 @@ class Graph(Structure):
     default threshold ``4.5/sqrt(dim)`` keeps false edges near 3 in a million, and misses
     half the true ones at ``E = 2 dim/(pi 4.5^2)``, about ``dim/32`` (MAP); :meth:`decode`
     (the ``E`` best node pairs) finds each edge with the probability
-    ``holovec.capacity.accuracy(model, dim, n_pairs, E)`` (:meth:`expected_accuracy`,
-    :meth:`capacity`).
+    ``holovec.capacity.accuracy(model, dim, n_pairs, E)`` (undirected edges of VTB and GHRR,
+    held both ways: the ``"symmetric"`` query; :meth:`expected_accuracy`, :meth:`capacity`).
 
     Examples
     --------
@@ -87,24 +87,29 @@ class Graph(Structure):
         if self.directed:
             require_capability(model, "Graph(directed=True)", shift_marks_target, MARK_NEEDS)
         self.encoder = GraphEncoder(model, self.directed, seed=self.seed)
-        self._edges: dict[tuple[Any, Any], None] = {}  # insertion-ordered edge set
+        # the edges in insertion order, keyed by their nodes' digests: nodes are the same when
+        # their symbols are (1, 1.0 and True are three nodes, which Python's equality mixes)
+        self._edges: dict[tuple[int, int], tuple[Any, Any]] = {}
 
     # -- edges ---------------------------------------------------------------------------
-    def _key(self, u: Any, v: Any) -> tuple[Any, Any]:
-        """The edge as stored: ``(u, v)``, or for an undirected edge the stored order."""
-        if not self.directed and (v, u) in self._edges:
-            return (v, u)
-        return (u, v)
+    def _key(self, u: Any, v: Any) -> tuple[int, int]:
+        """The edge's key: its nodes' digests, for an undirected edge in the stored order."""
+        digest = self.encoder.nodes.digest
+        key = (digest(u), digest(v))
+        if not self.directed and key[::-1] in self._edges:
+            return key[::-1]
+        return key
 
     def _pairs(self, edges: Iterable[Any]) -> list[tuple[Any, Any]]:
         out = []
+        digest = self.encoder.nodes.digest
         for edge in edges:
             try:
                 u, v = edge
             except (TypeError, ValueError):
                 raise ValueError(f"an edge is a pair (u, v) of node labels, got {edge!r}") from None
-            self.encoder.nodes.digest(u), self.encoder.nodes.digest(v)  # a TypeError for bad labels
-            if not self.directed and u == v:
+            du, dv = digest(u), digest(v)  # a TypeError for bad labels
+            if not self.directed and du == dv:
                 raise ValueError(
                     f"an undirected self-loop ({u!r}, {u!r}) is bind(u, u), the identity for "
                     "self-inverse models and alike for every node: use Graph(model, directed=True)"
@@ -120,16 +125,16 @@ class Graph(Structure):
         """Add many edges at once (one bind, one sum); ``ValueError`` for an edge already in
         the graph or given twice (a graph is a set of edges)."""
         pairs = self._pairs(edges)
-        seen = set()
+        new: dict[tuple[int, int], tuple[Any, Any]] = {}
         for u, v in pairs:
             key = self._key(u, v)
-            if key in self._edges or key in seen or (not self.directed and (v, u) in seen):
+            if key in self._edges or key in new or (not self.directed and key[::-1] in new):
                 raise ValueError(f"the edge {(u, v)!r} is already in the graph")
-            seen.add(key)
+            new[key] = (u, v)
         if not pairs:
             return
         self._add_items(self.encoder.edge_vectors(pairs), 1)
-        self._edges.update(dict.fromkeys(pairs))
+        self._edges.update(new)
 
     def remove_edge(self, u: Any, v: Any) -> None:
         """Take the edge away (exactly: its vectors leave the sum); ``ValueError`` if absent."""
@@ -137,14 +142,16 @@ class Graph(Structure):
 
     def remove_edges(self, edges: Iterable[tuple[Any, Any]]) -> None:
         """Take many edges away at once; ``ValueError`` naming an edge not in the graph."""
-        keys = [self._key(u, v) for u, v in self._pairs(edges)]
-        missing = [k for k in keys if k not in self._edges]
+        pairs = self._pairs(edges)
+        keys = [self._key(u, v) for u, v in pairs]
+        missing = [pair for pair, k in zip(pairs, keys, strict=True) if k not in self._edges]
         if missing or len(set(keys)) < len(keys):
-            bad = missing[0] if missing else keys[0]
+            bad = missing[0] if missing else pairs[0]
             raise ValueError(f"the edge {bad!r} is not in the graph (or given twice)")
         if not keys:
             return
-        self._add_items(self.encoder.edge_vectors(keys), -1)
+        # the edges as stored (an undirected edge in the order it was added)
+        self._add_items(self.encoder.edge_vectors([self._edges[k] for k in keys]), -1)
         for key in keys:
             del self._edges[key]
 
@@ -159,12 +166,12 @@ class Graph(Structure):
     @property
     def edges(self) -> list[tuple[Any, Any]]:
         """The edges added (and not removed), in order."""
-        return list(self._edges)
+        return list(self._edges.values())
 
     @property
     def nodes(self) -> list[Any]:
         """The nodes of the edges, in the order first seen."""
-        return distinct(self.encoder.nodes, (x for edge in self._edges for x in edge))
+        return distinct(self.encoder.nodes, (x for edge in self._edges.values() for x in edge))
 
     @property
     def threshold(self) -> float:
@@ -246,21 +253,89 @@ class Graph(Structure):
         return 1 if self.directed or self.model.is_commutative else 2
 
     def _pairs_of(self, n_nodes: int | None) -> int:
-        """Candidate vectors: the pairs of ``n_nodes`` (default: the graph's nodes)."""
+        """The candidate pairs that :meth:`decode` ranks: the (ordered, if directed) pairs
+        of ``n_nodes`` nodes (default: the graph's)."""
         n = len(self.nodes) if n_nodes is None else check_int(n_nodes, "n_nodes", 1)
-        return (n * n if self.directed else n * (n - 1) // 2) * self._copies
+        return n * n if self.directed else n * (n - 1) // 2
+
+    def _read_both_ways(self, pairs: int, n_edges: int) -> float:
+        """The planner's probability that one of ``n_edges`` undirected edges of a
+        non-commutative model outscores the ``pairs - n_edges`` pairs that are no edge:
+        the graph holds ``bind(v, u)`` and ``bind(u, v)`` for each, and :meth:`decode`
+        reads pair ``(u, v)`` as ``similarity(unbind(graph, u), v)`` (the planner's
+        ``"symmetric"`` query), not as the similarity of one of ``2 E`` members."""
+        from .. import capacity
+
+        if n_edges == 0:
+            return 1.0
+        others = max(pairs - n_edges, 0)
+        return float(capacity.accuracy(self.model, self.model.dim, others + 1, n_edges, query="symmetric"))
 
     def expected_accuracy(self, n_nodes: int | None = None) -> float:
-        """The planner's probability that :meth:`decode` finds one edge at this size: one of
-        the ``E`` bundled edges outscores every other pair of ``n_nodes`` nodes (default:
-        the graph's), ``holovec.capacity.accuracy(model, dim, pairs, E, query="member")``."""
-        return planned_accuracy(self.model, self._pairs_of(n_nodes), len(self) * self._copies, "member")
+        """The planner's probability that :meth:`decode` finds one edge at this size: that
+        one of the ``E`` edges outscores every pair of ``n_nodes`` nodes (default: the
+        graph's) that is no edge.
+
+        Parameters
+        ----------
+        n_nodes : int or None
+            Nodes whose pairs are the candidates (default: the graph's nodes).
+
+        Returns
+        -------
+        float
+            ``holovec.capacity.accuracy(model, dim, pairs, E, query="member")``, the edges
+            being members of the bundle; for undirected edges of a non-commutative model
+            (VTB, GHRR), each held both ways and read by ``unbind``,
+            ``accuracy(model, dim, pairs - E + 1, E, query="symmetric")``.
+        """
+        pairs = self._pairs_of(n_nodes)
+        if self._copies == 2:
+            return self._read_both_ways(pairs, len(self))
+        return planned_accuracy(self.model, pairs, len(self), "member")
 
     def capacity(self, accuracy: float = 0.99, n_nodes: int | None = None) -> int:
-        """The most edges :meth:`decode` finds, each with probability ``accuracy``, among the
-        pairs of ``n_nodes`` nodes (default: the graph's; ``holovec.capacity.max_items``)."""
-        found = planned_capacity(self.model, max(self._pairs_of(n_nodes), 1), accuracy, "member")
-        return found // self._copies
+        """The most edges :meth:`decode` finds, each with probability ``accuracy``.
+
+        Parameters
+        ----------
+        accuracy : float
+            The probability each edge must be found with, in (0, 1).
+        n_nodes : int or None
+            Nodes whose pairs are the candidates (default: the graph's nodes).
+
+        Returns
+        -------
+        int
+            The end of the run of ``E = 1, 2, ...`` whose :meth:`expected_accuracy` reaches
+            ``accuracy`` (``holovec.capacity.max_items`` where the edges are members).
+        """
+        pairs = max(self._pairs_of(n_nodes), 1)
+        if self._copies == 1:
+            return planned_capacity(self.model, pairs, accuracy, "member")
+        from ..capacity.bundles import check_accuracy
+
+        target = check_accuracy(accuracy)
+
+        def reaches(n_edges: int) -> bool:
+            return self._read_both_ways(pairs, n_edges) >= target
+
+        if not reaches(1):
+            return 0
+        good = 1
+        while 2 * good <= pairs and reaches(2 * good):
+            good *= 2
+        bad = 2 * good
+        if bad > pairs:  # near every pair few non-edges are left and the accuracy rises again:
+            # step through the rest in eighths to find where the run from E = 1 ends
+            steps = sorted({good + (pairs - good) * j // 8 for j in range(1, 9)})
+            bad = next((e for e in steps if not reaches(e)), 0)
+            if not bad:
+                return pairs
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            good, bad = (middle, bad) if reaches(middle) else (good, middle)
+        return good
 
     # -- repr and files -----------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -269,7 +344,7 @@ class Graph(Structure):
         return f"Graph({kind}, {size}, model={self.model!r}, seed={self.seed})"
 
     def _state(self) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None]:
-        labels = [x for edge in self._edges for x in edge]
+        labels = [x for edge in self._edges.values() for x in edge]
         return {}, {"directed": self.directed, "edges": len(self)}, labels
 
     def _restore(self, state: StateFile) -> None:
@@ -280,8 +355,9 @@ class Graph(Structure):
         if len(labels) != 2 * n:
             raise ValueError(f"the record lists {len(labels)} node labels for {n} edges")
         Graph.__init__(self, self.model, directed, seed=self.seed)
-        sums = state.arrays["sums"]
         pairs = list(zip(labels[0::2], labels[1::2], strict=True))
-        if pairs:
-            self.add_edges(pairs)  # the edges again: a sum that does not fit them is refused
-        self._keep_saved_sums(sums, "edges")
+        # the edges again, in blocks of bounded memory: a sum that does not fit them is refused
+        self._add_saved(pairs, self.add_edges, 2, state.arrays["sums"], "edges")
+
+    def _forget_symbols(self) -> None:
+        self.encoder = GraphEncoder(self.model, self.directed, seed=self.seed)

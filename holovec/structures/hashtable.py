@@ -133,7 +133,7 @@ class HashTable(Structure):
         self._check_key(key)
         if value is None:
             self._check_decodable(key)
-        self._subtract([key], [self.get(key) if value is None else value])
+        self._subtract([key], [self._value(key) if value is None else value])
         del self._keys[self.roles.digest(key)]
         self._vector_valued.discard(self.roles.digest(key))
 
@@ -158,19 +158,45 @@ class HashTable(Structure):
                 f"key {key!r} is not in the table (its keys: {held}{', ...' if len(self) > 10 else ''})"
             )
 
-    def get(self, key: Any, candidates: Iterable[Any] | SymbolCodebook | None = None) -> Any:
-        """The value of ``key``: the candidate (default: every value seen) nearest to
-        ``unbind(vector, key)`` (:meth:`decode` gives its similarity too).
+    def get(
+        self, key: Any, default: Any = None, *, candidates: Iterable[Any] | SymbolCodebook | None = None
+    ) -> Any:
+        """The value of ``key``, as ``dict.get``: ``default`` for a key the table does not
+        hold; else the candidate (default: every value seen) nearest to ``unbind(vector,
+        key)`` (:meth:`decode` gives its similarity too; ``table[key]`` raises
+        :class:`MissingKeyError` for a missing key instead).
 
         Accuracy: the value is found with the probability of :meth:`expected_accuracy`, the
         planner's ``query="lookup"`` for ``len(self)`` pairs among the candidates; e.g. MAP
-        at dim 2,000 with 100 candidate values: 99 % up to about 50 pairs."""
-        self._check_key(key)
+        at dim 2,000 with 100 candidate values: 99 % up to about 50 pairs.
+
+        Parameters
+        ----------
+        key : label
+            The key (a label; a vector or another unhashable object is a ``TypeError``).
+        default : object, optional
+            What a missing key gives (default ``None``).
+        candidates : iterable of labels or SymbolCodebook, optional
+            The values to clean up among (keyword only; default: every value seen).
+
+        Returns
+        -------
+        object
+            The value's label, or ``default``.
+        """
+        _check_label_key(self.roles, key)
+        if key not in self:
+            return default
+        return self._value(key, candidates)
+
+    def _value(self, key: Any, candidates: Iterable[Any] | SymbolCodebook | None = None) -> Any:
+        """The value of ``key`` (held): the nearest candidate to ``unbind(vector, key)``."""
         noisy = self.model.unbind(self.vector, self.roles[key])
         return codebook(self.fillers, candidates, "values").cleanup(noisy)[0]
 
     def __getitem__(self, key: Any) -> Any:
-        return self.get(key)
+        self._check_key(key)
+        return self._value(key)
 
     def decode(
         self, keys: Iterable[Any] | None = None, candidates: Iterable[Any] | SymbolCodebook | None = None
@@ -223,10 +249,9 @@ class HashTable(Structure):
         n_keys, labels = state.fields["keys"], state.labels or []
         if isinstance(n_keys, bool) or not isinstance(n_keys, int) or not 0 <= n_keys <= len(labels):
             raise ValueError(f"bad number of keys {n_keys!r}")
-        self.roles, self.fillers = self.symbols("role"), self.symbols("filler")
         keys = labels[:n_keys]
-        self.roles.vectors(keys)
-        self.fillers.vectors(labels[n_keys:])
+        # no vector drawn at load: the keys' when looked up, the values seen when decoded
+        self.roles, self.fillers = self.symbols("role"), self.saved_symbols("filler", labels[n_keys:])
         self._keys = {self.roles.digest(k): k for k in keys}
         if len(self._keys) != n_keys:
             raise ValueError("the keys repeat")

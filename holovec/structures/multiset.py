@@ -181,8 +181,7 @@ class Multiset(Structure):
 
     def _restore(self, state: StateFile) -> None:
         size = count_field(state.fields, "size")
-        self.table = self.symbols("")
-        self.table.vectors(state.labels or [])
+        self.table = self.saved_symbols("", state.labels or [])  # drawn when first needed
         self.size = size
 
     def __repr__(self) -> str:

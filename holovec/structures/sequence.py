@@ -84,7 +84,12 @@ class Sequence(Structure):
     def append(self, item: Any) -> None:
         """Add ``item`` (a label or a vector) at the end: ``permute(x, len)``."""
         vector = item_vector(self.model, self.table, item, "item")
-        self._add_items(self.model.permute(vector, self.size)[None, :])
+        if self.model.backend.static_shapes:
+            # a backend that compiles a permutation per shift (JAX) would compile one per
+            # append: the shift as its powers of two instead, a program each (as extend)
+            self._add_items(permute_rows(self.model, vector[None, :], np.asarray([self.size])))
+        else:
+            self._add_items(self.model.permute(vector, self.size)[None, :])
         if is_vector_like(item):
             self._vector_at.add(self.size)
         self.size += 1
@@ -199,8 +204,7 @@ class Sequence(Structure):
 
     def _restore(self, state: StateFile) -> None:
         size = count_field(state.fields, "size")
-        self.table = self.symbols("")
-        self.table.vectors(state.labels or [])
+        self.table = self.saved_symbols("", state.labels or [])  # drawn when first needed
         self.size = size
         self._shift_maps = {}
         self._vector_at = set(indices_field(state.fields, "vector_at", size))

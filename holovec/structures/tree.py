@@ -12,6 +12,7 @@ is removed exactly and its value's vector is a cleanup candidate.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
 from numbers import Integral
 from typing import Any, ClassVar
@@ -28,6 +29,37 @@ from .base import Structure
 from .graph import MARK_NEEDS, shift_marks_target
 
 __all__ = ["Tree"]
+
+
+def _meets(held: list[str], text: str) -> str | None:
+    """The path of ``held`` (sorted, prefix-free) that ``text`` equals, lies under or leads
+    through, or ``None``: ``O(log n)`` comparisons.
+
+    In sorted order every extension of ``text`` comes right after it, so only the first
+    path not below ``text`` can start with it; and a prefix of ``text`` would be the last
+    path below it (any path between the two would extend that prefix too, which a
+    prefix-free set rules out)."""
+    i = bisect_left(held, text)
+    if i < len(held) and held[i].startswith(text):
+        return held[i]
+    if i and text.startswith(held[i - 1]):
+        return held[i - 1]
+    return None
+
+
+def _first_clash(ordered: list[str]) -> tuple[str, str] | None:
+    """Two paths of ``ordered`` (sorted) one of which is the other or leads through it
+    (the shorter first), or ``None`` where the paths are prefix-free: only neighbours need
+    comparing, so ``O(n)`` comparisons after the sort."""
+    for a, b in zip(ordered, ordered[1:]):
+        if b.startswith(a):
+            return a, b
+    return None
+
+
+def _clash_error(text: str, other: str) -> ValueError:
+    what = "holds a leaf" if other == text else f"meets the leaf at {other!r}"
+    return ValueError(f"the path {text!r} {what}: remove that leaf first")
 
 
 class Tree(Structure):
@@ -78,6 +110,9 @@ class Tree(Structure):
         self.roles = self.symbols("tree-role").codebook(["l", "r"])
         self.values = self.symbols("tree-value")
         self._leaves: dict[str, Any] = {}
+        # the leaves' paths in sorted order: a new path is checked against its two
+        # neighbours there (see _meets), not against every leaf
+        self._sorted: list[str] = []
 
     # -- paths -----------------------------------------------------------------------------
     def path(self, path: str | Iterable[int]) -> str:
@@ -136,15 +171,35 @@ class Tree(Structure):
                 raise ValueError(f"a leaf is a (path, value) pair, got {entry!r}") from None
             text = self.path(raw)
             self.values.digest(value)  # a TypeError for a label of another type
-            for other in (*self._leaves, *new):
-                if other.startswith(text) or text.startswith(other):
-                    what = "holds a leaf" if other == text else f"meets the leaf at {other!r}"
-                    raise ValueError(f"the path {text!r} {what}: remove that leaf first")
+            if text in new:
+                raise _clash_error(text, text)
+            other = _meets(self._sorted, text)
+            if other is not None:
+                raise _clash_error(text, other)
             new[text] = value
         if not new:
             return
-        self._add_items(self._items(list(new), list(new.values())), 1)
-        self._leaves.update(new)
+        ordered = sorted(new) if len(new) > 1 else list(new)
+        clash = _first_clash(ordered)
+        if clash is not None:  # two new paths: named in the order given
+            first, second = sorted(clash, key=list(new).index)
+            raise _clash_error(second, first)
+        self._add_new(list(new), list(new.values()))
+        self._insert_sorted(ordered)
+
+    def _add_new(self, paths: list[str], values: list[Any]) -> None:
+        """Add leaves whose paths are checked (well formed, prefix-free with the rest), in one
+        sum; :attr:`_sorted` is the caller's."""
+        self._add_items(self._items(paths, values), 1)
+        self._leaves.update(zip(paths, values, strict=True))
+
+    def _insert_sorted(self, ordered: list[str]) -> None:
+        """Put the sorted new paths ``ordered`` into :attr:`_sorted`."""
+        if len(ordered) == 1:
+            insort(self._sorted, ordered[0])
+        else:  # two sorted runs, which the sort merges in one pass
+            self._sorted.extend(ordered)
+            self._sorted.sort()
 
     def _items(self, paths: list[str], values: list[Any]) -> Any:
         return self.model.bind(self.values.vectors(values), self.path_vectors(paths))
@@ -156,12 +211,14 @@ class Tree(Structure):
         if text not in self._leaves:
             raise ValueError(f"no leaf at the path {text!r}")
         value = self._leaves.pop(text)
+        del self._sorted[bisect_left(self._sorted, text)]
         self._add_items(self._items([text], [value]), -1)
         return value
 
     def clear(self) -> None:
         """Remove every leaf."""
         self._leaves.clear()
+        self._sorted.clear()
         self._reset()
 
     def __len__(self) -> int:
@@ -248,6 +305,24 @@ class Tree(Structure):
         if len(values) != len(paths):
             raise ValueError(f"the record lists {len(values)} values for {len(paths)} paths")
         sums = state.arrays["sums"]
+        if tuple(sums.shape) != (self.model.dim,):
+            raise ValueError(f"the sum has shape {tuple(sums.shape)}, expected ({self.model.dim},)")
         Tree.__init__(self, self.model, max_depth=depth, seed=self.seed)
-        self.add_leaves(list(zip(paths, values, strict=True)))
-        self._keep_saved_sums(sums, "leaves")
+        # what needs no vector first (the paths, the values' labels, prefix-freedom by one
+        # sort), so that a file that lists bad leaves is refused before any is added
+        texts = [self.path(p) for p in paths]
+        for value in values:
+            self.values.digest(value)  # a TypeError for a label of another type
+        ordered = sorted(texts)
+        clash = _first_clash(ordered)
+        if clash is not None:
+            raise _clash_error(clash[1], clash[0])
+        self._add_saved(list(zip(texts, values, strict=True)), self._add_saved_leaves, 3, sums, "leaves")
+        self._sorted = ordered
+
+    def _add_saved_leaves(self, leaves: list[tuple[str, Any]]) -> None:
+        """Add a block of a loaded file's leaves (checked already)."""
+        self._add_new([p for p, _ in leaves], [v for _, v in leaves])
+
+    def _forget_symbols(self) -> None:
+        self.values = self.symbols("tree-value")
