@@ -323,3 +323,19 @@ def test_memories_answer_any_number_of_cues_with_the_programs_of_its_class(kind)
         assert len(found) <= 2, found
         np.testing.assert_array_equal(np.asarray(answer(cues[k - 1])), np.asarray(full)[:k])
     assert answer(patterns[3]).shape == (256,)
+
+
+def test_sequences_of_any_length_decode_with_the_programs_of_their_class():
+    # each new length compiled about 14 programs (the queries of its positions and the
+    # codebook of its labels); now those of its shape class, and the gather padding the codebook
+    from holovec.structures import Sequence
+
+    model = VSA.create("MAP", dim=256, backend="jax", device=DEVICE, seed=0)
+    host = VSA.create("MAP", dim=256, seed=0)
+    labels = [f"x{i}" for i in range(8)]
+    made = {k: Sequence(model, labels[:k], seed=0) for k in (5, 6, 7, 8)}
+    made[8].decode()
+    for k in (5, 6, 7):
+        found = counted(made[k].decode)
+        assert len(found) <= 2, found
+        assert made[k].decode() == Sequence(host, labels[:k], seed=0).decode()

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["pad_rows", "row_class"]
+__all__ = ["pad_rows", "padded_length", "row_class"]
 
 
 def row_class(n: int, *, minimum: int = 1, maximum: int | None = None) -> int:
@@ -52,6 +52,25 @@ def row_class(n: int, *, minimum: int = 1, maximum: int | None = None) -> int:
     return size if maximum is None else min(size, maximum)
 
 
+def padded_length(backend: Any, n: int) -> int:
+    """The rows a batch of ``n`` is padded to on ``backend``: its shape class (:func:`row_class`)
+    where the backend compiles per shape (``backend.static_shapes``), else ``n``.
+
+    Parameters
+    ----------
+    backend : Backend
+        The backend the batch is computed on.
+    n : int
+        The rows of the batch.
+
+    Returns
+    -------
+    int
+        The padded number of rows.
+    """
+    return row_class(n) if backend.static_shapes and n else n
+
+
 def pad_rows(backend: Any, x: Any, *, minimum: int = 1) -> tuple[Any, int]:
     """``x`` ``(n, ...)`` padded to its shape class on a backend that compiles per shape
     (``backend.static_shapes``), with copies of its first row (valid values for whatever
@@ -73,9 +92,7 @@ def pad_rows(backend: Any, x: Any, *, minimum: int = 1) -> tuple[Any, int]:
         The padded batch and the number of rows of ``x``.
     """
     n = int(x.shape[0])
-    if not backend.static_shapes or n == 0:
-        return x, n
-    size = row_class(n, minimum=minimum)
+    size = row_class(n, minimum=minimum) if backend.static_shapes and n else n
     if size == n:
         return x, n
     # one gather (one program per new size), where a slice, a broadcast and a join are three

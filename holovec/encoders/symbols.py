@@ -25,6 +25,7 @@ from .._params import InstanceOf, Rule
 from .._validation import check_int
 from ..backends.growth import RowBuffer
 from ..models.base import VSAModel
+from ..backends.shapes import pad_rows
 from ..random import Purpose
 from ._common import take_rows
 from ._rules import FLAG
@@ -255,6 +256,7 @@ class SymbolCodebook:
         self._index = {d: i for i, d in enumerate(digests)}
         self.vectors = table.vectors(self.labels)
         self._codepoints: tuple[np.ndarray, np.ndarray] | None = None
+        self._padded: Any = None  # the vectors padded to a shape class (see cleanup)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -321,10 +323,20 @@ class SymbolCodebook:
         """
         model = self.model
         k = check_int(k, "k", 1)
-        queries = check_vectors(model, queries, "queries")
-        sims = model.backend.to_numpy(self.similarities(queries))
-        single = sims.ndim == 1
-        sims = sims.reshape(-1, len(self))
+        model.check(queries, "queries")
+        single = queries.ndim == 1
+        # rows padded to a shape class where each new shape compiles (checked padded, as one
+        # of the class's programs; the queries as given name the rows of a failure), the
+        # padding dropped from the similarities
+        rows, n = pad_rows(model.backend, model.xp.reshape(queries, (-1, model.vector_length)))
+        try:
+            check_vectors(model, rows, "queries")
+        except ValueError:
+            check_vectors(model, queries, "queries")
+            raise
+        if self._padded is None:  # made once: every codebook of its class shares the programs
+            self._padded = pad_rows(model.backend, self.vectors)[0]
+        sims = model.backend.to_numpy(model.similarity_matrix(rows, self._padded))[:n, : len(self)]
         if k == 1:
             best = np.argmax(sims, axis=1)[:, None]  # the first of equal maxima: lowest row
             values = np.take_along_axis(sims, best, axis=1)

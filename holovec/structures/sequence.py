@@ -18,6 +18,7 @@ import numpy as np
 
 from .._format.state import StateFile
 from .._validation import check_int
+from ..backends.shapes import padded_length
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
 from ._items import (
@@ -174,9 +175,13 @@ class Sequence(Structure):
         ``return_similarity=False``), in one similarity matrix (accuracy as :meth:`index`)."""
         if self.size == 0:
             return []
-        copies = self.model.xp.stack([self.vector] * self.size)  # one row per position
-        queries = permute_rows(self.model, copies, -np.arange(self.size))
-        found = codebook(self.table, candidates, "items").cleanup(queries)
+        # one row per position, padded to a shape class where each new shape compiles (the
+        # rows past the last position are read at shift 0 and dropped)
+        rows = padded_length(self.model.backend, self.size)
+        copies = self.model.xp.broadcast_to(self.vector[None, :], (rows, self.model.vector_length))
+        shifts = np.concatenate([-np.arange(self.size), np.zeros(rows - self.size, dtype=np.int64)])
+        queries = permute_rows(self.model, copies, shifts)
+        found = codebook(self.table, candidates, "items").cleanup(queries)[: self.size]
         return found if return_similarity else [label for label, _ in found]
 
     def __iter__(self) -> Iterator[Any]:
