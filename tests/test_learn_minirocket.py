@@ -30,7 +30,8 @@ from holovec.learn import (
     RidgeHDClassifier,
     TimeSeriesEncoder,
 )
-from holovec.learn._minirocket import MiniRocketParameters, indicators, step_weights
+from holovec.learn._minirocket import indicators, step_weights
+from holovec.learn._minirocket_parameters import MiniRocketParameters
 
 HOST = get_backend("numpy")
 

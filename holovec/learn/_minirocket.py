@@ -1,19 +1,18 @@
-"""MiniRocket's convolution features, kept per time step (private): the parameters fitted
-on training series, the indicators ``[conv[t] > bias]`` whose mean over time is
-MiniRocket's PPV feature, and their encoding bound to time codes (HDC-MiniROCKET).
+"""MiniRocket's convolution features, kept per time step (private): the biases fitted on
+training series, the indicators ``[conv[t] > bias]`` whose mean over time is MiniRocket's
+PPV feature, and their encoding bound to time codes (HDC-MiniROCKET).
 
 MiniRocket (Dempster, Schmidt and Webb, KDD 2021) convolves a series with 84 fixed
-kernels of length 9 (weight -1 at six taps and 2 at three: every choice of three of the
-nine taps) at a few dilations ``d`` spaced exponentially up to ``(L - 1) / 8`` for the
-training length ``L``; each kernel has ``n_features // 84`` features, split over the
-dilations. The convolution is "same" size (zeros outside the series) for half of the
-(kernel, dilation) pairs, alternately, and "valid" (only the steps ``4d <= t < L - 4d``
-where the kernel lies inside the series) for the others. Each feature has a bias: a
-quantile, at a low-discrepancy sequence of levels, of the convolution of a random
-training series. A multivariate series enters each (kernel, dilation) pair as the sum
-of a random subset of its channels. The arithmetic is float32, in the order of the
-authors' code (and aeon's), so that the features agree with theirs up to ties (the
-channels of a pair are summed before the convolution, not after: a rounding difference).
+kernels at a few dilations (:mod:`._minirocket_parameters`: the kernels, the dilations
+and the fitted parameters' layout). The convolution is "same" size (zeros outside the
+series) for half of the (kernel, dilation) pairs, alternately, and "valid" (only the
+steps ``4d <= t < L - 4d`` where the kernel lies inside the series) for the others. Each
+feature has a bias: a quantile, at a low-discrepancy sequence of levels, of the
+convolution of a random training series. A multivariate series enters each (kernel,
+dilation) pair as the sum of a random subset of its channels. The arithmetic is float32,
+in the order of the authors' code (and aeon's), so that the features agree with theirs
+up to ties (the channels of a pair are summed before the convolution, not after: a
+rounding difference).
 
 The features are sign tests ``conv(x) > bias``, unchanged when the series and the bias
 are multiplied by one positive number: each series is multiplied by a power of two that
@@ -26,17 +25,14 @@ arithmetic wherever that one neither overflows nor underflows.
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..backends import dtype_name, get_backend
+from ._minirocket_parameters import KERNELS, N_KERNELS, MiniRocketParameters, channel_table_of, fit_dilations
 
 __all__ = [
-    "KERNELS",
-    "MiniRocketParameters",
     "encode",
     "fit_parameters",
     "indicators",
@@ -46,136 +42,12 @@ __all__ = [
     "window_indicators",
 ]
 
-#: the taps of weight 2 of the 84 kernels (the other six taps have weight -1), in order
-KERNELS = np.array(list(itertools.combinations(range(9), 3)), dtype=np.int64)
-N_KERNELS = len(KERNELS)
-#: MiniRocket's default most dilations per kernel
-MAX_DILATIONS = 32
 #: at most this many channels are summed for one (kernel, dilation) pair
 MAX_CHANNELS = 9
 _GOLDEN = (np.sqrt(5.0) + 1.0) / 2.0
 #: fitted biases are kept in the series' own units (as aeon's) unless a training series'
 #: magnitude is beyond ``2**this`` or below its inverse: float32 then holds every bias
 _OWN_UNITS_EXPONENT = 64
-
-
-@dataclass(frozen=True, eq=False)
-class MiniRocketParameters:
-    """MiniRocket's fitted parameters, in the layout of the authors' code (and of aeon's
-    ``MiniRocket.parameters``): features are ordered by dilation, then kernel, then the
-    kernel's features at that dilation; (kernel, dilation) pairs (combinations) by
-    dilation, then kernel.
-
-    Attributes
-    ----------
-    channel_counts : int ndarray (84 * n_dilations,)
-        The number of channels summed for each combination.
-    channel_indices : int ndarray (sum(channel_counts),)
-        Those channels, combination after combination.
-    dilations : int ndarray (n_dilations,)
-    features_per_dilation : int ndarray (n_dilations,)
-        Features of each kernel at each dilation.
-    biases : float32 ndarray (n_features,)
-        In units of ``2**exponent`` of the series' values.
-    exponent : int, default 0
-        The biases' unit (0: the series' own, as aeon's parameters; fitted on series of
-        magnitudes beyond float32's comfort, the largest training series' power of two, so
-        that float32 holds the biases).
-    """
-
-    channel_counts: np.ndarray
-    channel_indices: np.ndarray
-    dilations: np.ndarray
-    features_per_dilation: np.ndarray
-    biases: np.ndarray
-    exponent: int = 0
-
-    def __post_init__(self) -> None:
-        counts = np.asarray(self.channel_counts, dtype=np.int64)
-        object.__setattr__(self, "channel_counts", counts)
-        object.__setattr__(self, "channel_indices", np.asarray(self.channel_indices, dtype=np.int64))
-        object.__setattr__(self, "dilations", np.asarray(self.dilations, dtype=np.int64))
-        object.__setattr__(self, "features_per_dilation", np.asarray(self.features_per_dilation, np.int64))
-        object.__setattr__(self, "biases", np.asarray(self.biases, dtype=np.float32))
-        if isinstance(self.exponent, bool) or not isinstance(self.exponent, (int, np.integer)):
-            raise TypeError(f"the MiniRocket biases' exponent must be an int, got {self.exponent!r}")
-        object.__setattr__(self, "exponent", int(self.exponent))
-        n_dilations = len(self.dilations)
-        if (
-            len(self.features_per_dilation) != n_dilations
-            or counts.shape != (N_KERNELS * n_dilations,)
-            or np.any(counts < 1)
-            or self.channel_indices.shape != (int(counts.sum()),)
-            or np.any(self.channel_indices < 0)
-            or self.biases.shape != (self.n_features,)
-            or np.any(self.dilations < 1)
-            or not np.all(np.isfinite(self.biases))
-            or abs(self.exponent) > 4096
-        ):
-            raise ValueError(
-                "MiniRocket parameters disagree in their sizes: 84 channel counts (each >= 1) per "
-                "dilation, their channels (indices >= 0), positive dilations and a finite bias per "
-                "feature (with an exponent of at most 4096 in magnitude) are needed"
-            )
-
-    @property
-    def n_features(self) -> int:
-        return N_KERNELS * int(self.features_per_dilation.sum())
-
-    @property
-    def n_channels(self) -> int:
-        """The fewest channels a series needs (one more than the largest channel used)."""
-        return int(self.channel_indices.max()) + 1
-
-    def channel_table(self, n_channels: int) -> np.ndarray:
-        """The channels of each combination, ``(n_combinations, max count)``, padded with
-        ``n_channels`` (the index of a channel of zeros appended to the series)."""
-        return _channel_table(self.channel_counts, self.channel_indices, n_channels)
-
-    def padded(self) -> np.ndarray:
-        """Whether each feature's convolution is zero-padded ("same"), else "valid": the
-        pairs alternate, ``(dilation index + kernel) % 2 == 0`` being padded."""
-        pairs = (np.arange(len(self.dilations))[:, None] + np.arange(N_KERNELS)[None, :]) % 2 == 0
-        return np.repeat(pairs.ravel(), np.repeat(self.features_per_dilation, N_KERNELS))
-
-    def feature_dilations(self) -> np.ndarray:
-        """Each feature's dilation."""
-        return np.repeat(self.dilations, N_KERNELS * self.features_per_dilation)
-
-    def thresholds(self, exponents: np.ndarray) -> np.ndarray:
-        """The biases for series multiplied by ``2**-exponents[i]``: ``biases *
-        2**(exponent - exponents[i])``, exact where float32 holds the result; past its
-        range a bias is infinite (no scaled convolution reaches it) or rounds towards 0
-        (below every scaled convolution's rounding).
-
-        Parameters
-        ----------
-        exponents : int ndarray (n,)
-            Each series' power of two (:func:`series_exponents`).
-
-        Returns
-        -------
-        float32 ndarray (n, n_features)
-        """
-        shift = self.exponent - np.asarray(exponents, dtype=np.int64)[:, None]
-        with np.errstate(over="ignore", under="ignore"):
-            return np.ldexp(self.biases.astype(np.float64)[None, :], shift).astype(np.float32)
-
-
-def fit_dilations(length: int, n_features: int, max_dilations: int = MAX_DILATIONS) -> tuple:
-    """The dilations for series of ``length`` steps, and each kernel's number of features
-    at each: ``max_dilations`` exponents spaced evenly up to ``log2((length - 1) / 8)``
-    (the widest kernel spans the series; at least dilation 1 for a series shorter than 9),
-    rounded down, repeats merged with their features added up, the remainder of
-    ``n_features // 84`` given one each to the first dilations."""
-    per_kernel = n_features // N_KERNELS
-    count = min(per_kernel, max_dilations)
-    multiplier = per_kernel / count
-    top = np.log2((length - 1) / 8) if length > 9 else 0.0
-    dilations, repeats = np.unique(np.logspace(0, top, count, base=2).astype(np.int32), return_counts=True)
-    per_dilation = (repeats * multiplier).astype(np.int32)
-    per_dilation[: per_kernel - int(per_dilation.sum())] += 1  # (fewer than the dilations)
-    return dilations.astype(np.int64), per_dilation.astype(np.int64)
 
 
 def _exponents(magnitudes: Any) -> np.ndarray:
@@ -286,7 +158,7 @@ def fit_parameters(
     chosen = [np.ldexp(s, -k).astype(np.float32) for s, k in zip(raw, powers.tolist(), strict=True)]
     # the biases in the series' own units where float32 holds them, else in the largest's
     exponent = 0 if np.abs(powers).max() <= _OWN_UNITS_EXPONENT else int(powers.max())
-    table = _channel_table(counts, channels, n_channels)
+    table = channel_table_of(counts, channels, n_channels)
     n_features = N_KERNELS * int(per_dilation.sum())
     # low-discrepancy levels, float32 as the authors' (golden ratio multiples mod 1)
     levels = ((np.arange(1, n_features + 1) * _GOLDEN) % 1).astype(np.float32)
@@ -318,13 +190,6 @@ def _quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
     high = np.minimum(low + 1, values.shape[-1] - 1)
     a, b = np.take_along_axis(ordered, low, axis=-1), np.take_along_axis(ordered, high, axis=-1)
     return a + (b - a) * (position - low)
-
-
-def _channel_table(counts: np.ndarray, indices: np.ndarray, n_channels: int) -> np.ndarray:
-    width = int(counts.max())
-    table = np.full((len(counts), width), n_channels, dtype=np.int64)
-    table[np.arange(width) < counts[:, None]] = indices
-    return table
 
 
 def _pair_series(chosen: list, which: np.ndarray, table: np.ndarray, size: int) -> np.ndarray:

@@ -14,16 +14,15 @@ from ..models import model_class, model_names
 from ..random import check_seed, fold_in, fresh_seed
 from ..vsa import VSA
 from ._data import batches, is_framework_array, n_rows, take_rows
-from ._minirocket import N_KERNELS, encode, fit_parameters
+from ._channel_ranges import channel_ranges, channels_outside, unit_values
+from ._minirocket import encode, fit_parameters
+from ._minirocket_parameters import N_KERNELS
 from ._seed import RANDOM_STATE
 from ._series import Ragged, check_series, check_timestamps, host_series, length_groups, normalised_times
 from .encoding import HDEncoder
 
 __all__ = ["TimeSeriesEncoder"]
 
-#: a channel whose training range is at most this fraction of its largest magnitude is
-#: constant (relative, as scikit-learn's test of constant features: scale invariant)
-_FLAT_RANGE = 1e-12
 #: elements of one bound array (series x channels x steps x dim) encoded at once: blocks of
 #: series, channels and steps bound the memory, whatever the number and length of the series
 _CHUNK_ELEMENTS = 2**22
@@ -238,7 +237,7 @@ class TimeSeriesEncoder(HDEncoder):
         self.model_ = model
         self.encoder_ = None  # (no holovec encoder inside, as for HDEncoder's "precomputed")
         X = self._checked(X, reset=True)
-        self.value_min_, self.value_max_ = self._ranges(X)
+        self.value_min_, self.value_max_ = channel_ranges(X, model.backend)
         self.n_channels_ = X.n_channels if isinstance(X, Ragged) else int(X.shape[1])
         self.length_ = None if isinstance(X, Ragged) else int(X.shape[-1])
         self.minirocket_ = None
@@ -285,37 +284,6 @@ class TimeSeriesEncoder(HDEncoder):
         if hasattr(self, "model_"):
             self._make_codes()
 
-    def _ranges(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Each channel's training range: its extreme values, widened for a constant
-        channel (so that other values map to distinct codes) by half its magnitude either
-        side (for a channel of zeros, half the largest magnitude of any channel; 1/2 where
-        every value is 0). A channel is constant where its range is at most
-        ``_FLAT_RANGE`` times its largest magnitude (a range of 0 included): relative to
-        the data's own scale, so the encoding is the same for the data times any constant."""
-        low, high = self._extremes(X)
-        magnitude = np.maximum(np.abs(low), np.abs(high))
-        # (halves: the range of values near the float64 limit would overflow)
-        flat = ~(high / 2 - low / 2 > _FLAT_RANGE / 2 * magnitude)
-        largest = float(magnitude.max())
-        fallback = largest / 2 if largest > 0 else 0.5
-        width = np.where(magnitude > 0, magnitude / 2, fallback)
-        top = np.finfo(np.float64).max  # (a widened end past the float64 limit is clipped to it)
-        with np.errstate(over="ignore"):
-            wide_low, wide_high = np.maximum(low - width, -top), np.minimum(high + width, top)
-        return np.where(flat, wide_low, low), np.where(flat, wide_high, high)
-
-    def _extremes(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Each channel's smallest and largest value in checked ``X`` (float64, on the host)."""
-        if isinstance(X, Ragged):
-            joined = np.concatenate(X.series, axis=1)
-            return joined.min(axis=1), joined.max(axis=1)
-        if is_framework_array(X):
-            xp, backend = self.model_.xp, self.model_.backend
-            x = xp.astype(backend.asarray(X), backend.default_float_dtype())
-            low = np.asarray(backend.to_numpy(xp.min(x, axis=(0, 2))), np.float64)
-            return low, np.asarray(backend.to_numpy(xp.max(x, axis=(0, 2))), np.float64)
-        return X.min(axis=(0, 2)), X.max(axis=(0, 2))
-
     # -- input --------------------------------------------------------------------------------
     def _checked(self, X: Any, *, reset: bool) -> Any:
         name = type(self).__name__
@@ -347,8 +315,7 @@ class TimeSeriesEncoder(HDEncoder):
         check_is_fitted(self, "model_")
         X = self._checked(X, reset=False)
         if self.out_of_range == "error" and self.features == "values":
-            low, high = self._extremes(X)
-            bad = np.flatnonzero((low < self.value_min_) | (high > self.value_max_))
+            bad = channels_outside(X, self.value_min_, self.value_max_, self.model_.backend)
             if bad.size:
                 raise ValueError(
                     f"X: channels {bad.tolist()} have values outside their training range "
@@ -401,18 +368,8 @@ class TimeSeriesEncoder(HDEncoder):
             return self._encode_minirocket(X, stamps)
         model = self.model_
         xp, backend = model.xp, model.backend
-        wide = backend.default_float_dtype()
         n, channels, length = (int(s) for s in X.shape)
-        # halves of the values and the range: the range of values near the float limit
-        # would overflow (halving is exact, so the quotient is that of the whole values)
-        half_low, half_high = self.value_min_ / 2, self.value_max_ / 2
-        if isinstance(X, np.ndarray):  # host values in float64, whatever the backend's float
-            u = np.clip((X / 2 - half_low[:, None]) / (half_high - half_low)[:, None], 0.0, 1.0)
-            u = backend.asarray(u, dtype=wide)
-        else:
-            low = backend.asarray(half_low, dtype=wide)[:, None]
-            span = backend.asarray(half_high - half_low, dtype=wide)[:, None]
-            u = xp.clip((xp.astype(backend.asarray(X), wide) / 2 - low) / span, 0.0, 1.0)
+        u = unit_values(X, self.value_min_, self.value_max_, backend)  # (n, C, L) in [0, 1]
         keys = model.lift(self.channel_keys_)
         group = min(channels, max(1, _CHUNK_ELEMENTS // model.vector_length))  # channels per block
         totals: dict[int, Any] = {}  # (rows' first index -> their sum so far, in order)
