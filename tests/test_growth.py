@@ -288,7 +288,7 @@ def test_a_tree_file_is_checked_before_its_leaves_are_added(tmp_path, monkeypatc
     original = Tree.path_vectors
     monkeypatch.setattr(Tree, "add_leaves", lambda self, leaves: added.append(leaves))
     monkeypatch.setattr(Tree, "path_vectors", lambda self, paths: added.append(1) or original(self, paths))
-    with pytest.raises(ValueError, match="'l{13}' meets the leaf at 'l{12}'"):
+    with pytest.raises(ValueError, match=f"'{'l' * 13}' meets the leaf at '{'l' * 12}'"):
         Tree.load(bad, model)
     assert added == []  # refused before any leaf was added or a path's vector made
     back = Tree.load(good, model)

@@ -6,7 +6,6 @@ The adapter of NumPy; its kernels are :class:`~holovec.backends.kernels.numpy_ke
 from __future__ import annotations
 
 import contextlib
-
 import warnings
 from typing import Any
 

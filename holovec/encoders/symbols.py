@@ -24,8 +24,8 @@ from .._deprecation import keyword_only_after
 from .._params import InstanceOf, Rule
 from .._validation import check_int
 from ..backends.growth import RowBuffer
-from ..models.base import VSAModel
 from ..backends.shapes import pad_rows
+from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import take_rows
 from ._rules import FLAG

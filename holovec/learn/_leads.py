@@ -42,14 +42,34 @@ class Leads:
         self.low = np.zeros((n_samples, n_classes))
         self.high = np.zeros((n_samples, n_classes))
 
-    def at_risk(self, rows: np.ndarray, t: np.ndarray, norms: np.ndarray) -> np.ndarray:
-        """The positions in ``rows`` (samples, of class indices ``t[rows]``) that a pass
-        must score against prototypes of lengths ``norms``."""
+    def at_risk(
+        self, rows: np.ndarray, t: np.ndarray, norms: np.ndarray, moving: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The samples that a pass must score.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            Samples (rows of the training set).
+        t : ndarray of int
+            The class index of every training sample.
+        norms : ndarray, shape ``(classes,)``
+            The lengths of the prototypes the samples would be scored against.
+        moving : ndarray of shape ``(classes,)`` or None, default None
+            The lengths of a step of the classes not yet recorded (None: none), for
+            samples the step might make wrong.
+
+        Returns
+        -------
+        ndarray of int
+            The positions in ``rows`` whose class may no longer lead.
+        """
+        moved = self.moved if moving is None else self.moved + moving * (1.0 + _SAFETY)
         length = np.where(norms > 0, norms, 1.0)
         low, high = self.low[rows], self.high[rows]
-        slack = _ROUNDING * (np.maximum(np.abs(low), np.abs(high)) + self.moved)
-        low = np.where(norms > 0, (low - self.moved - slack) / length, 0.0) - self.margin
-        high = np.where(norms > 0, (high + self.moved + slack) / length, 0.0) + self.margin
+        slack = _ROUNDING * (np.maximum(np.abs(low), np.abs(high)) + moved)
+        low = np.where(norms > 0, (low - moved - slack) / length, 0.0) - self.margin
+        high = np.where(norms > 0, (high + moved + slack) / length, 0.0) + self.margin
         own = t[rows]
         index = np.arange(len(rows))
         lowest = low[index, own]

@@ -10,7 +10,9 @@ import numpy as np
 
 from .._params import Interval
 from ._docs import shared_parameters
+from ._rows import MIN_BLOCK_ROWS
 from ._space import Space
+from ._steps import chunks, counted, predicted, step_fractions, taking
 from .retraining import AdaptHDClassifier
 
 __all__ = ["QuantHDClassifier"]
@@ -37,15 +39,61 @@ def _quantised(space: Space, P: Any, levels: int) -> Any:
     return xp.clip(q, -float(levels), float(levels))
 
 
+#: QuantHD tries every second fraction of AdaptHD's (see _quanthd_step)
+_EVERY = 2
+
+
 def _quanthd_step(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float, levels: int) -> Any:
-    """A misclassified sample (scored against the quantised prototypes) added to its class
-    and taken from the predicted one, in the real prototypes ``P``, times ``lr``."""
+    """One batch of QuantHD's retraining.
+
+    A misclassified sample (scored against the quantised prototypes) is added to its
+    class and taken from the predicted one, in the real prototypes, times ``lr``; the
+    batch's sum of these takes the step that misclassifies the fewest of the batch's
+    samples by the quantised prototypes after it (as AdaptHD's, see
+    :func:`~holovec.learn.retraining._best_step`), among every second fraction of
+    AdaptHD's: quantising is not linear, so each fraction's scores take a product of their
+    own (one product per run of fractions that fits in the batch's memory). With one
+    sample per batch this is the paper's per-sample rule, but where a shorter step than
+    the full one would classify the sample right.
+
+    Parameters
+    ----------
+    space : Space
+        The learning space.
+    P : array, shape ``(classes, width)``
+        The real prototypes.
+    H : array, shape ``(rows, width)``
+        The batch's unit rows.
+    t : array, shape ``(rows,)``
+        Their class indices.
+    weights : array of shape ``(rows,)`` or None
+        1 per sample and 0 per row of padding (None: no padding; see ``Batch``).
+    lr : float
+        The weight of each sample's update.
+    levels : int
+        The quantiser's positive levels (see :func:`_levels`).
+
+    Returns
+    -------
+    array, shape ``(classes, width)``
+        The real prototypes after the batch.
+    """
     xp = space.xp
+    C, W = P.shape
     S = space.cosines(H, _quantised(space, P, levels))
-    pred = xp.astype(xp.argmax(S, axis=1), t.dtype)
-    C = P.shape[0]
-    wrong = space.masked(xp.astype(pred != t, space.dtype)[:, None], weights)
-    return space.add(P, lr * wrong * (space.one_hot(t, C) - space.one_hot(pred, C)), H)
+    true = space.one_hot(t, C)
+    pred, wrong = predicted(space, S, true, weights)
+    D = space.add(xp.zeros_like(P), lr * wrong * (true - pred), H)
+    fractions = step_fractions(space, _EVERY)[:-1]  # (those above 0)
+    counts = []
+    # (runs of fractions whose prototypes and scores take no more memory than the batch)
+    for start, stop in chunks(fractions.shape[0], min(max(H.shape[0], MIN_BLOCK_ROWS), W) // C):
+        a = fractions[start:stop]
+        moved = xp.reshape(P[None, :, :] + a[:, None, None] * D[None, :, :], (a.shape[0] * C, W))
+        scores = space.cosines(H, _quantised(space, moved, levels))  # (rows, fractions x classes)
+        scores = xp.permute_dims(xp.reshape(scores, (-1, a.shape[0], C)), (1, 0, 2))
+        counts.append(counted(space, scores, true, weights))
+    return taking(space, P, D, xp.concat([*counts, xp.sum(wrong, axis=0)], axis=0), _EVERY)
 
 
 def _with_levels(levels: int) -> tuple[Any, Any]:
@@ -89,7 +137,9 @@ class QuantHDClassifier(AdaptHDClassifier):
 
     After the one-pass class means, ``epochs`` passes of AdaptHD's rule update real
     prototypes, but score each sample against their quantised copy, so that retraining
-    corrects the mistakes that quantisation makes. The fitted ``prototypes_`` are the
+    corrects the mistakes that quantisation makes; a batch's summed update takes the step
+    that the quantised prototypes after it misclassify the fewest of the batch's samples
+    with (every second of AdaptHD's fractions). The fitted ``prototypes_`` are the
     quantised ones: signs for ``bits=1`` (a binary model: Hamming distance on MAP or BSC
     with ``binarize=True``), -1/0/+1 for ``bits=2`` (ternary), integers in
     ``[-(2**(bits-1) - 1), 2**(bits-1) - 1]`` beyond (a uniform step of about

@@ -1,11 +1,16 @@
 """Mistake-driven retraining of class prototypes after a first pass (torchhd's AdaptHD and
 OnlineHD): ``epochs`` passes over the data in a seeded shuffled order, each batch's
 updates one matrix product (see holovec.learn.centroid).
+
+The papers update one sample at a time; a batch scores all its samples against the
+prototypes before it, so the sum of their updates overshoots where many mistakes push the
+same way. The sum takes the step (a fraction 1, 1/2, ... of it, or none) that misclassifies
+the fewest of the batch's samples (``best_step``): a batch of one sample steps as the
+per-sample rule, and no batch loses samples of its own to its step.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,6 +22,7 @@ from ._docs import shared_parameters
 from ._leads import Leads, row_norms
 from ._rows import MIN_BLOCK_ROWS
 from ._space import Space
+from ._steps import best_step, counts_of, mistakes, taking, unsure
 from .centroid import PrototypeClassifier
 
 __all__ = ["AdaptHDClassifier", "OnlineHDClassifier"]
@@ -24,37 +30,14 @@ __all__ = ["AdaptHDClassifier", "OnlineHDClassifier"]
 
 # -- the retraining rules (as holovec.learn.centroid's ``_bundling``: one step over a batch,
 # a pure function of arrays, compiled where the backend compiles)
-def _mistakes(space: Space, P: Any, H: Any, t: Any, weights: Any) -> tuple[Any, Any, Any, Any]:
-    """The scores of a batch, its one-hot true and predicted classes, and its mistakes as a
-    0/1 column (0 for padding)."""
-    xp = space.xp
-    S = space.cosines(H, P)
-    pred = xp.astype(xp.argmax(S, axis=1), t.dtype)
-    C = P.shape[0]
-    wrong = space.masked(xp.astype(pred != t, space.dtype)[:, None], weights)
-    return S, space.one_hot(t, C), space.one_hot(pred, C), wrong
-
-
-def _unsure(space: Space, S: Any, true: Any, weights: Any) -> Any:
-    """How many samples of a batch (scores ``S``, one-hot classes ``true``) any matrix
-    library might misclassify: those whose class does not lead every other by more than
-    twice the distance two computations of a score may lie apart (``4 * margin``: each
-    within ``margin`` of the exact cosine, see :func:`holovec._fixed_order.rounding_margin`),
-    padding left out."""
-    xp = space.xp
-    margin = rounding_margin(space.width, space.dtype_name == "float64")
-    own = xp.sum(S * true, axis=1)
-    lead = own - xp.max(xp.where(true > 0, xp.full_like(S, -math.inf), S), axis=1)
-    unsure = xp.astype(lead <= 4.0 * margin, space.dtype)
-    return xp.sum(space.masked(unsure[:, None], weights))
-
-
 def _adapthd(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> tuple[Any, ...]:
-    """AdaptHD: a misclassified sample added to its class and taken from the predicted one;
-    also the number of mistakes, the scores and how many samples are unsure (``_unsure``)."""
-    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
-    updated = space.add(P, lr * wrong * (true - pred), H)
-    return updated, space.xp.sum(wrong), S, _unsure(space, S, true, weights)
+    """AdaptHD: a misclassified sample added to its class and taken from the predicted one,
+    the batch's sum of these taking its best step (``best_step``); also the number of
+    mistakes, the scores, how many samples are unsure (``unsure``), the summed update and
+    the mistakes at each of its fractions."""
+    S, true, pred, wrong = mistakes(space, P, H, t, weights)
+    updated, D, counts = best_step(space, P, S, H, lr * wrong * (true - pred), true, wrong, weights)
+    return updated, space.xp.sum(wrong), S, unsure(space, S, true, weights), D, counts
 
 
 def _adapthd_stream(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
@@ -64,23 +47,26 @@ def _adapthd_stream(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: floa
 def _onlinehd_pass(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> Any:
     """OnlineHD's single pass: every sample updates its class by ``lr (1 - cos)``, and a
     misclassified one the predicted class by ``-lr (1 - cos)``."""
-    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
+    S, true, pred, wrong = mistakes(space, P, H, t, weights)
     coef = lr * (true * (1 - S) - wrong * pred * (1 - S))
     return space.add(P, space.masked(coef, weights), H)
 
 
 def _onlinehd_retrain(space: Space, P: Any, H: Any, t: Any, weights: Any, lr: float) -> tuple[Any, ...]:
-    """OnlineHD's retraining: the misclassified samples alone; also the number of mistakes,
-    the scores and how many samples are unsure (``_unsure``)."""
-    S, true, pred, wrong = _mistakes(space, P, H, t, weights)
-    updated = space.add(P, lr * wrong * (true - pred) * (1 - S), H)
-    return updated, space.xp.sum(wrong), S, _unsure(space, S, true, weights)
+    """OnlineHD's retraining: the misclassified samples alone, their sum taking its best
+    step (``best_step``); also what :func:`_adapthd` returns besides."""
+    S, true, pred, wrong = mistakes(space, P, H, t, weights)
+    coef = lr * wrong * (true - pred) * (1 - S)
+    updated, D, counts = best_step(space, P, S, H, coef, true, wrong, weights)
+    return updated, space.xp.sum(wrong), S, unsure(space, S, true, weights), D, counts
 
 
 class _Retraining(PrototypeClassifier):
     """Mistake-driven retraining after a first pass: ``epochs`` passes over the data in a
-    seeded shuffled order; ``lr`` scales each update relative to the class means that the
-    first pass gives (prototypes of length at most 1)."""
+    seeded shuffled order; ``lr`` scales each sample's update relative to the class means
+    that the first pass gives (prototypes of length at most 1), and a batch's summed
+    update takes the step along it that misclassifies the fewest of its samples (see
+    ``best_step``)."""
 
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "epochs": NON_NEGATIVE_INT,
@@ -105,10 +91,12 @@ class _Retraining(PrototypeClassifier):
 
         Only misclassified samples update, so where the backend computes eagerly on the
         CPU a pass scores only the samples whose class may no longer lead (see
-        :class:`~._leads.Leads`; on digits at D=10,000, AdaptHD scores 24-32% of what its 20
-        passes would, OnlineHD 52-54%), and updates the prototypes as if it scored them all
-        (measured on digits: the same prototypes, bit for bit, as scoring them all). Elsewhere
-        a pass in which no sample was unsure (see ``_unsure``) updated nothing, and every
+        :class:`~._leads.Leads`), and those that a batch's step might make wrong (see
+        :meth:`_retrain_batch`; on digits at D=10,000, AdaptHD scores 36-50% of what its 20
+        passes would, OnlineHD 39-41%), and updates the prototypes as if it scored them all
+        (measured on digits: the same prototypes as scoring them all, to float32 rounding;
+        see tests/test_learn_retraining_batches.py). Elsewhere
+        a pass in which no sample was unsure (see ``unsure``) updated nothing, and every
         later pass would find the same: they are skipped, until the encodings change
         (NeuralHD); a lazy backend (Dask) runs every pass (counting would compute its graph
         once per pass)."""
@@ -136,20 +124,51 @@ class _Retraining(PrototypeClassifier):
 
     def _retrain_batch(self, batch: Batch, t: np.ndarray, leads: Leads | None) -> tuple[Any, Any] | None:
         """One batch of a retraining pass (with ``leads``, its samples at risk alone): the
-        numbers of mistakes and of unsure samples (see ``_unsure``); None where no sample
-        was at risk."""
+        numbers of mistakes and of unsure samples (see ``unsure``); None where no sample
+        was at risk.
+
+        The step's length is chosen by the batch's mistakes after it (see ``best_step``),
+        so with ``leads`` the samples left out count too where the step might change them.
+        The step chosen from the scored samples is the whole batch's where the bound of
+        ``leads`` keeps every sample left out right after it (they add no mistake there,
+        and none before it, so no other fraction can do better for the whole batch); the
+        samples it cannot keep right are scored and counted along the update as well, and
+        the step is chosen again, until the bound keeps the rest right."""
         if leads is None:
-            self.prototypes_, wrong, _, unsure = self._step(self._retrain_rule, batch, t)
+            self.prototypes_, wrong, _, unsure, _, _ = self._step(self._retrain_rule, batch, t)
             return wrong, unsure
-        host = self.space_.backend.to_numpy
+        space = self.space_
+        host = space.backend.to_numpy
         before = self.prototypes_
-        norms = row_norms(host(before))
-        batch = self._at_risk(batch, leads.at_risk(np.asarray(batch.index), t, norms))
-        if batch is None:
+        old = np.asarray(host(before), np.float64)
+        norms = row_norms(old)
+        index = np.asarray(batch.index)
+        chosen = self._at_risk(batch, leads.at_risk(index, t, norms))
+        if chosen is None:
             return None
-        self.prototypes_, wrong, S, unsure = self._step(self._retrain_rule, batch, t)
-        step = row_norms(np.asarray(host(self.prototypes_), np.float64) - host(before))
-        leads.record(batch.index, host(S), norms, step)
+        part, scored = chosen
+        updated, wrong, S, unsure, D, counts = self._step(self._retrain_rule, part, t)
+        rows, scores = [index[scored]], [host(S)]
+        left = np.setdiff1d(np.arange(len(index)), scored)
+        while True:
+            new = np.asarray(host(updated), np.float64)
+            step = row_norms(new - old)
+            doubtful = left[leads.at_risk(index[left], t, row_norms(new), moving=step)] if len(left) else left
+            if not len(doubtful):
+                break
+            extra, positions = self._at_risk(batch, doubtful)
+            counted = np.isin(positions, doubtful)  # (the rows that fill the block weigh 0)
+            more, S_more = space.run(
+                counts_of, before, D, extra.H, space.indices(extra.take(t)),
+                space.backend.asarray(counted, dtype=space.dtype),
+            )  # fmt: skip
+            counts = counts + more
+            updated = space.run(taking, before, D, counts)
+            left = np.setdiff1d(left, doubtful)
+            rows.append(index[positions[counted]])
+            scores.append(host(S_more)[counted])
+        self.prototypes_ = updated
+        leads.record(np.concatenate(rows), np.concatenate(scores), norms, step)
         return wrong, unsure
 
     def _leads(self, n: int) -> Leads | None:
@@ -163,20 +182,20 @@ class _Retraining(PrototypeClassifier):
         return Leads(n, C, rounding_margin(space.width, space.dtype_name == "float64"))
 
     @staticmethod
-    def _at_risk(batch: Batch, risky: np.ndarray) -> Batch | None:
+    def _at_risk(batch: Batch, risky: np.ndarray) -> tuple[Batch, np.ndarray] | None:
         """The batch's samples at positions ``risky`` (None: none), with others up to the
         rows of a block (``MIN_BLOCK_ROWS``), so that the matrix library rounds each row as
-        in a whole batch's product."""
+        in a whole batch's product; and their positions in the batch."""
         index = np.asarray(batch.index)
         if len(risky) == len(index):
-            return batch
+            return batch, np.arange(len(index))
         if not len(risky):
             return None
         fill = min(len(index), MIN_BLOCK_ROWS) - len(risky)
         if fill > 0:
             risky = np.union1d(risky, np.setdiff1d(np.arange(len(index)), risky)[:fill])
         rows = index[risky]
-        return Batch(rows, batch.H.subset(risky), rows, None)
+        return Batch(rows, batch.H.subset(risky), rows, None), risky
 
     def _initial(self, X: Any, t: np.ndarray) -> None:
         """The first pass: class means (bundles of unit-length samples over their count,
@@ -239,7 +258,12 @@ class AdaptHDClassifier(_Retraining):
     """Perceptron-style retraining (AdaptHD, Imani et al., 2019; torchhd's ``AdaptHD``).
 
     After the one-pass centroid, each misclassified sample is added to its true class
-    and subtracted from the predicted one, times ``lr``, for ``epochs`` passes.
+    and subtracted from the predicted one, times ``lr``, for ``epochs`` passes. A batch's
+    samples are scored at once, and the sum of their updates takes the step along it (a
+    fraction 1, 1/2, ..., 2**-15 of it, or none) that misclassifies the fewest of the
+    batch's samples, so that many mistakes pushing the same way do not overshoot: the
+    result hardly depends on ``batch_size``, ``batch_size=1`` is the paper's per-sample
+    rule, and a batch of the whole training set never loses training accuracy.
     ``partial_fit`` learns a stream batch by batch as ``fit`` learns the data set: the
     prototypes move to the class means of every sample so far (kept as ``class_sums_`` and
     ``class_counts_``), then ``epochs`` retraining passes go over the batch (on digits,
@@ -252,9 +276,10 @@ class AdaptHDClassifier(_Retraining):
         Retraining passes over the training set after the first pass (0: the first pass
         alone), each in an order shuffled from ``seed`` and the epoch.
     lr : float, default 0.035
-        The weight of each update (a misclassified sample added to its true class and
-        subtracted from the predicted one), relative to the class means of the first pass
-        (prototypes of length at most 1).
+        The weight of each sample's update (a misclassified sample added to its true class
+        and subtracted from the predicted one), relative to the class means of the first
+        pass (prototypes of length at most 1); a batch's step is at most the sum of its
+        samples' updates.
     {retraining_parameters}
 
     Attributes
@@ -313,8 +338,11 @@ class OnlineHDClassifier(_Retraining):
 
     A sample updates its true class by ``lr * (1 - cos_true)`` and, when misclassified,
     the predicted class by ``-lr * (1 - cos_predicted)``: what is already known adds
-    little. The first pass applies this to every sample (OnlineHD's single pass); the
-    ``epochs`` retraining passes update misclassified samples only. ``partial_fit`` runs
+    little. The first pass applies this to every sample (OnlineHD's single pass; a
+    sample is misclassified where another class scores above its own, so the first batch,
+    against prototypes of 0, adds each sample to its class); the ``epochs`` retraining
+    passes update misclassified samples only, each batch's sum taking the step that
+    misclassifies the fewest of its samples (as :class:`AdaptHDClassifier`'s). ``partial_fit`` runs
     both on each batch of a stream: the single pass goes on over the stream, then
     ``epochs`` retraining passes over the batch.
 

@@ -13,8 +13,8 @@ from ..encoders import FractionalPowerEncoder, LevelEncoder
 from ..models import model_class, model_names
 from ..random import check_seed, fold_in, fresh_seed
 from ..vsa import VSA
-from ._data import batches, is_framework_array, n_rows, take_rows
 from ._channel_ranges import channel_ranges, channels_outside, unit_values
+from ._data import batches, is_framework_array, n_rows, take_rows
 from ._minirocket import encode, fit_parameters
 from ._minirocket_parameters import N_KERNELS
 from ._seed import RANDOM_STATE

@@ -102,7 +102,9 @@ class Draws:
     ``random(n_rows, seed, stream, purpose)`` (its row 0 alone, shape ``(vector_length,)``,
     for ``one_row``), made the fastest way (see the module)."""
 
-    def __init__(self, model: Any, random: Callable, exact: bool, key: tuple, bytes_per_element: float) -> None:
+    def __init__(
+        self, model: Any, random: Callable, exact: bool, key: tuple, bytes_per_element: float
+    ) -> None:
         self.model, self.random, self.exact, self.key = model, random, exact, key
         self.bytes_per_element = bytes_per_element  # the draw's peak per element (models/_memory.py)
 

@@ -12,6 +12,7 @@ is removed exactly and its value's vector is a cleanup candidate.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
 from numbers import Integral
@@ -51,7 +52,7 @@ def _first_clash(ordered: list[str]) -> tuple[str, str] | None:
     """Two paths of ``ordered`` (sorted) one of which is the other or leads through it
     (the shorter first), or ``None`` where the paths are prefix-free: only neighbours need
     comparing, so ``O(n)`` comparisons after the sort."""
-    for a, b in zip(ordered, ordered[1:]):
+    for a, b in itertools.pairwise(ordered):
         if b.startswith(a):
             return a, b
     return None
