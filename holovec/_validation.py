@@ -13,6 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from ._params import Flag
+
+#: the one rule of a flag (the estimators' too)
+FLAG = Flag()
+
 #: array types whose operators differ from NumPy's (``*`` is a matrix product, masked
 #: elements are skipped), refused rather than converted into a different answer
 REFUSED_ARRAY_TYPES = (np.matrix, np.ma.MaskedArray)
@@ -56,10 +61,24 @@ def check_number(value: Any, name: str) -> float:
 
 
 def check_bool(value: Any, name: str) -> bool:
-    """``value`` if it is True or False (not 0/1 or a NumPy bool), else ``TypeError``."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
+    """``value`` as a Python bool if it is True or False (a NumPy bool too, as the
+    estimators' ``Flag`` rule of :mod:`holovec._params` takes it; not 0 or 1), else
+    ``TypeError``.
+
+    Parameters
+    ----------
+    value : object
+        The value given.
+    name : str
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    bool
+        ``value`` as a Python bool.
+    """
+    FLAG.check(name, value)
+    return bool(value)
 
 
 def check_known_shape(x: Any, name: str) -> None:

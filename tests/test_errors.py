@@ -733,3 +733,16 @@ def test_similarity_of_a_vector_holding_nan_or_infinity(backend, name, bad):
         model.similarity(a, b)
     with pytest.raises(ValueError, match="NaN or infinity"):
         model.similarity(model.xp.stack([a, a]), model.xp.stack([a, b]))
+
+
+def test_flags_take_numpy_bools_everywhere():
+    # one rule of a flag: the estimators took np.True_, Graph, Hopfield and the models refused it
+    from holovec.memory import Hopfield
+    from holovec.structures import Graph
+
+    assert Graph(VSA.create("MAP", dim=64), directed=np.True_, seed=0).directed is True
+    assert Hopfield(VSA.create("MAP", dim=64), explicit=np.False_).explicit is False
+    assert VSA.create("HRR", dim=64, unitary=np.True_).unitary is True
+    assert VSA.create("BSC", dim=64, packed=np.True_).packed is True
+    with pytest.raises(TypeError, match="directed must be True or False"):
+        Graph(VSA.create("MAP", dim=64), directed=1)

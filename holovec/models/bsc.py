@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 from .._deprecation import SINCE
+from .._validation import check_bool
 from ..random import random_bits
 from . import _hamming
 from ._search import items_product
@@ -60,8 +61,7 @@ class BSC(VSAModel):
         return super().__new__(cls)
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = False, **kwargs: Any) -> None:
-        if not isinstance(packed, bool):
-            raise TypeError(f"packed must be True or False, got {packed!r}")
+        packed = check_bool(packed, "packed")
         if packed is not self.packed:
             raise TypeError(
                 f"{type(self).__name__} vectors are {'' if self.packed else 'not '}packed; for "

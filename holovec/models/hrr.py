@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
 from ..random import random_normal, random_phases
 from ._cosine import CosineSimilarity, unit_norm
 from .base import VSAModel
@@ -70,10 +71,7 @@ class HRR(CosineSimilarity, VSAModel):
     _draw_bytes_per_element = 20.0  # measured (Box-Muller; unitary vectors: 14)
 
     def __init__(self, dim: int, backend: Any = None, *, unitary: bool = False, **kwargs: Any) -> None:
-        if not isinstance(unitary, bool):
-            raise TypeError(
-                f"HRR option unitary must be True or False, got {type(unitary).__name__} {unitary!r}"
-            )
+        unitary = check_bool(unitary, "HRR option unitary")
         self.unitary = unitary
         self.is_exact_inverse = unitary  # an instance attribute: it depends on the option
         super().__init__(dim, backend, **kwargs)

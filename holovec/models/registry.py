@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
+
 if TYPE_CHECKING:
     from .base import VSAModel
 
@@ -78,8 +80,9 @@ def build_model(cls: type[VSAModel], *args: Any, **kwargs: Any) -> VSAModel:
     """``cls(*args, **kwargs)``, or the variant of ``cls`` that an option set to True selects
     (:func:`register_variant`): the build step of ``VSA.create``."""
     for (parent, option), variant in _VARIANTS.items():
-        if parent is cls and kwargs.get(option) is True:
-            return variant(*args, **kwargs)
+        # (a NumPy True selects it too: a flag is True or False of either kind)
+        if parent is cls and isinstance(kwargs.get(option), (bool, np.bool_)) and kwargs[option]:
+            return variant(*args, **{**kwargs, option: True})
     return cls(*args, **kwargs)
 
 
