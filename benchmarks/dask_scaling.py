@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from holovec import kernels
+
 from .columns import BASELINE, HOLOVEC, LABEL, MODEL, PER_ITEM, RATIO
 from .rows import Row
 from .sizes import Settings
@@ -44,7 +46,7 @@ def numpy_search_loop(model: Any, queries: np.ndarray, n: int, chunk: int) -> tu
     for start in range(0, n, chunk):
         rows = model.draw(min(chunk, n - start), SEED_ITEMS, Purpose.VECTORS, row_start=start)
         s, i = search(model, queries, rows, k=K)
-        best = (s, i + start) if best is None else model.backend.merge_top_k(best, (s, i + start), K)
+        best = (s, i + start) if best is None else kernels.merge_top_k(model.backend, best, (s, i + start), K)
     return best
 
 

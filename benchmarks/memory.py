@@ -13,9 +13,12 @@ torchhd is installed (torch backend). Run on a GPU machine with ``--backend torc
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
+
+from holovec import kernels
 
 from .columns import BASELINE, HOLOVEC, LABEL, MODEL, RATIO, TORCHHD
 from .rows import Row
@@ -41,7 +44,7 @@ def _inputs(model: Any, n: int, n_cues: int) -> tuple[Any, Any]:
 
 def _hand_written(model: Any, beta: float, threshold: float) -> dict[str, Any]:
     """The three memories written by hand over the backend's namespace (float32 +-1)."""
-    xp, dot = model.xp, model.backend.matmul
+    xp, dot = model.xp, partial(kernels.matmul, model.backend)
 
     def sign_keep(h: Any, previous: Any) -> Any:
         return xp.where(h == 0, previous, xp.sign(h))

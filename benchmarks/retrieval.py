@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.retrieval import ItemStore, Resonator
 
 from .cases import PACKED_BSC, ModelEntry, entry_key
@@ -110,16 +110,20 @@ def bare_operation(model: Any, entry: ModelEntry, queries: Any, items: Any) -> C
     be); the best score is the highest value."""
     backend, xp = model.backend, model.xp
     if entry.model == "BSC":
-        packed = (lambda x: x) if entry.packed else (lambda x: backend.pack_bits(x, 8 * -(-model.dim // 64)))
+        packed = (
+            (lambda x: x)
+            if entry.packed
+            else (lambda x: kernels.pack_bits(backend, x, 8 * -(-model.dim // 64)))
+        )
         if backend.name == "numpy":
             q, b = packed(queries), packed(items)
             return lambda: -_numpy_hamming(q, b)
         # no popcount: the +-1 product of the same codebook
-        bits = (lambda x: backend.unpack_bytes(x, model.dim)) if entry.packed else (lambda x: x)
+        bits = (lambda x: kernels.unpack_bytes(backend, x, model.dim)) if entry.packed else (lambda x: x)
         q, b = (1 - 2 * xp.astype(bits(x), backend.dtype("float32")) for x in (queries, items))
         return lambda: b @ q.mT
     if entry.model == "FHRR":
-        q, b = backend.real_view(queries), backend.real_view(items)
+        q, b = kernels.real_view(backend, queries), kernels.real_view(backend, items)
         return lambda: b @ q.mT
     return lambda: items @ queries.mT
 

@@ -136,7 +136,7 @@ def popcount_limit(n_q: int, n: int, words: int, cores: int, bandwidth: float) -
 
 def _holovec_engines(models: dict, stores: dict, d: dict) -> list[tuple[str, str, Callable[[], Any]]]:
     """(model, engine, call) of holovec's engines; each call returns (scores, indices)."""
-    from holovec.backends.kernels import packed_search
+    from holovec.kernels import packed_search
     from holovec.retrieval import ItemStore, search
 
     def engine(e: str, fn: Callable[[], Any]) -> Callable[[], Any]:
@@ -216,7 +216,7 @@ def _devices() -> list[tuple[str, Any]]:
 def _other_engines(d: dict, cores: int) -> list[tuple[str, str, Callable[[], Any], Callable[[Any], tuple]]]:
     """(key, label, call, extract) of the engines that are not holovec's; extract(result) ->
     (indices, distances or None), or (None, None): nothing to check."""
-    from holovec.backends.kernels import packed_search
+    from holovec.kernels import packed_search
 
     pair = lambda r: (r[1], r[0])  # noqa: E731
     out = []
@@ -282,7 +282,7 @@ def _other_engines(d: dict, cores: int) -> list[tuple[str, str, Callable[[], Any
 
 def run(settings: Settings, backends: list[str]) -> list[Row]:
     from holovec import VSA
-    from holovec.backends.kernels import packed_search
+    from holovec.kernels import packed_search
     from holovec.retrieval import ItemStore, search
 
     dim, cores = (

@@ -63,6 +63,9 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 autosummary_generate = True
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
+# sections of the models' docstrings that napoleon does not know: without this it reads their
+# text as parameters of a Parameters section placed before them
+napoleon_custom_sections = ["Laws"]
 
 #: the modules whose classes the API reference documents: a class is public when one of
 #: them exports it (``__all__``; the protocol module: its names without an underscore)

@@ -35,7 +35,7 @@ print(f"{len(X_train)} training and {len(X_test)} test images of {X.shape[1]} pi
 # Each class prototype is the bundle (sum) of its training samples' hypervectors, built
 # in one pass. This is the baseline of the field, and what runs on a stream or on tiny
 # hardware (``partial_fit`` adds more samples later).
-centroid = CentroidClassifier(dim=2000, seed=0).fit(X_train, y_train)
+centroid = CentroidClassifier(dim=2000, random_state=0).fit(X_train, y_train)
 accuracy = {"centroid": centroid.score(X_test, y_test)}
 print(f"centroid, one pass: test accuracy {accuracy['centroid']:.3f}")
 
@@ -53,7 +53,7 @@ print(f"centroid, one pass: test accuracy {accuracy['centroid']:.3f}")
 # :class:`~holovec.learn.HDEncoder` returns the hypervectors, and the classifiers take
 # them with ``encoder="precomputed"`` (their ``model`` and ``dim`` must match the
 # vectors').
-encoder = HDEncoder(dim=2000, seed=0).fit(X_train)
+encoder = HDEncoder(dim=2000, random_state=0).fit(X_train)
 H_train, H_test = encoder.transform(X_train), encoder.transform(X_test)
 print("encoded:", H_train.shape, H_train.dtype)
 
@@ -61,7 +61,7 @@ epochs = [0, 1, 2, 3, 4, 6, 8]
 curves = {}
 for name, learner in [("AdaptHD", AdaptHDClassifier), ("OnlineHD", OnlineHDClassifier)]:
     curves[name] = [
-        learner(dim=2000, encoder="precomputed", epochs=k, seed=0).fit(H_train, y_train).score(H_test, y_test)
+        learner(dim=2000, encoder="precomputed", epochs=k, random_state=0).fit(H_train, y_train).score(H_test, y_test)
         for k in epochs
     ]
 print("epochs    " + "".join(f"{k:6d}" for k in epochs))
@@ -89,7 +89,7 @@ fig.tight_layout()
 # :class:`~holovec.learn.RidgeHDClassifier` solves a regularised least-squares read-out of
 # the encodings in closed form (torchhd's ``IntRVFL``): no epochs, and usually the best
 # accuracy on small and medium data sets.
-ridge = RidgeHDClassifier(dim=2000, encoder="precomputed", seed=0).fit(H_train, y_train)
+ridge = RidgeHDClassifier(dim=2000, encoder="precomputed", random_state=0).fit(H_train, y_train)
 accuracy["ridge"] = ridge.score(H_test, y_test)
 print(f"ridge read-out: test accuracy {accuracy['ridge']:.3f}")
 
@@ -100,7 +100,7 @@ print(f"ridge read-out: test accuracy {accuracy['ridge']:.3f}")
 # vectors after training and predicts by the model's similarity (Hamming distance on
 # BSC's packed bits): what fits small hardware, at a cost in accuracy.
 for binarize in (False, True):
-    clf = AdaptHDClassifier("MAP", dim=2000, epochs=5, binarize=binarize, seed=0).fit(X_train, y_train)
+    clf = AdaptHDClassifier("MAP", dim=2000, epochs=5, binarize=binarize, random_state=0).fit(X_train, y_train)
     accuracy[f"MAP, binarize={binarize}"] = clf.score(X_test, y_test)
     print(
         f"AdaptHD on MAP, binarize={binarize!s:5s}: test accuracy {accuracy[f'MAP, binarize={binarize}']:.3f}"
@@ -114,11 +114,11 @@ for binarize in (False, True):
 dims = [500, 1000, 2000, 5000]
 by_dim = {"centroid": {}, "AdaptHD, 5 epochs": {}, "ridge": {}}
 for dim in dims:
-    enc = HDEncoder(dim=dim, seed=0).fit(X_train)
+    enc = HDEncoder(dim=dim, random_state=0).fit(X_train)
     H_train, H_test = enc.transform(X_train), enc.transform(X_test)
     learners = {
         "centroid": CentroidClassifier(dim=dim, encoder="precomputed"),
-        "AdaptHD, 5 epochs": AdaptHDClassifier(dim=dim, encoder="precomputed", epochs=5, seed=0),
+        "AdaptHD, 5 epochs": AdaptHDClassifier(dim=dim, encoder="precomputed", epochs=5, random_state=0),
         "ridge": RidgeHDClassifier(dim=dim, encoder="precomputed"),
     }
     for name, clf in learners.items():

@@ -50,7 +50,7 @@ for name, (X_train, y_train, X_test, y_test) in data.items():
 # measured as a fraction of the series: JapaneseVowels comes as a list of arrays of
 # different lengths and is encoded as it is.
 X_train, y_train, X_test, y_test = data["GunPoint"]
-encoder = TimeSeriesEncoder(dim=DIM, seed=0).fit(X_train)
+encoder = TimeSeriesEncoder(dim=DIM, random_state=0).fit(X_train)
 H = encoder.transform(X_test[:4])
 print(f"GunPoint: {X_test[:4].shape} -> {H.shape} {H.dtype}")
 
@@ -81,10 +81,10 @@ def minirocket(X_train, y_train, X_test, y_test):
 
 
 methods = {
-    "TimeSeriesEncoder + centroid": lambda: CentroidClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
-    "TimeSeriesEncoder + ridge": lambda: RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
+    "TimeSeriesEncoder + centroid": lambda: CentroidClassifier(encoder=TimeSeriesEncoder(dim=DIM, random_state=0)),
+    "TimeSeriesEncoder + ridge": lambda: RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, random_state=0)),
     "HDC-MiniROCKET + ridge": lambda: RidgeHDClassifier(
-        encoder=TimeSeriesEncoder(features="minirocket", time_bandwidth=4.0, seed=0)
+        encoder=TimeSeriesEncoder(features="minirocket", time_bandwidth=4.0, random_state=0)
     ),
 }
 accuracy = {}
@@ -122,7 +122,7 @@ for method in rows:
 X_train, y_train, X_test, y_test = data["GunPoint"]
 for bandwidth in (0.0, 4.0):
     paper = make_pipeline(
-        TimeSeriesEncoder("HRR", features="minirocket", time_bandwidth=bandwidth, seed=0),
+        TimeSeriesEncoder("HRR", features="minirocket", time_bandwidth=bandwidth, random_state=0),
         StandardScaler(with_mean=False),
         RidgeClassifierCV(alphas=np.logspace(-3, 3, 10)),
     )
@@ -146,7 +146,7 @@ shifts = np.arange(0, 40)
 shifted = np.stack([np.roll(series, s) for s in shifts])[:, None, :]
 fig, ax = plt.subplots(figsize=(6, 3.2))
 for bandwidth in (2.0, 8.0, 32.0):
-    enc = TimeSeriesEncoder(dim=DIM, time_bandwidth=bandwidth, seed=0).fit(data["GunPoint"][0])
+    enc = TimeSeriesEncoder(dim=DIM, time_bandwidth=bandwidth, random_state=0).fit(data["GunPoint"][0])
     V = enc.transform(shifted)
     similarity = np.real(V @ V[0].conj()) / (np.linalg.norm(V, axis=1) * np.linalg.norm(V[0]))
     ax.plot(shifts / series.size, similarity, label=f"time_bandwidth={bandwidth:g}")
@@ -162,7 +162,7 @@ fig.tight_layout()
 # other's: here by 3-fold cross-validation on GunPoint's training series only.
 X_train, y_train, X_test, y_test = data["GunPoint"]
 search = GridSearchCV(
-    RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, seed=0)),
+    RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, random_state=0)),
     {"encoder__time_bandwidth": [2.0, 8.0, 32.0]},
     cv=3,
 ).fit(X_train, y_train)

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import kernels
+
 #: bytes of float64 products one step of :func:`pair_dots` may hold
 CANONICAL_BYTES = 32 * 2**20
 
@@ -55,33 +57,15 @@ def pair_dots(backend: Any, left: Any, right: Any, *, squares: bool = True) -> t
     """Canonical float64 ``(dots, squares_left, squares_right)`` of real rows: ``left``
     ``(m, w)`` against each of its candidates ``right`` ``(m, c, w)``; results ``(m, c)``,
     ``(m, 1)`` and ``(m, c)`` (``squares=False``: ``None`` for ``squares_right``). Call inside
-    ``backend.float64_scope()``; the caller bounds ``m * c * w``."""
+    ``kernels.float64_scope(backend)``; the caller bounds ``m * c * w``."""
     xp = backend.xp
     lw = _wide(backend, left)[:, None, :]
     rw = _wide(backend, right)
     # fenced: each product rounded on its own before the sum, as in eager arithmetic
-    dots = fold_sum(xp, backend.fence(lw * rw))
-    squares_left = fold_sum(xp, backend.fence(lw * lw))
-    squares_right = fold_sum(xp, backend.fence(rw * rw)) if squares else None
+    dots = fold_sum(xp, kernels.fence(backend, lw * rw))
+    squares_left = fold_sum(xp, kernels.fence(backend, lw * lw))
+    squares_right = fold_sum(xp, kernels.fence(backend, rw * rw)) if squares else None
     return dots, squares_left, squares_right
-
-
-_COMPILED: dict = {}
-
-
-def pair_dots_kernel(backend: Any) -> Any:
-    """:func:`pair_dots` for ``backend``, compiled where the backend compiles kernels (JAX:
-    one program instead of an eagerly compiled op per fold step and shape)."""
-    kernel = _COMPILED.get(backend)
-    if kernel is None:
-
-        def kernel(left: Any, right: Any) -> tuple[Any, Any, Any]:
-            return pair_dots(backend, left, right)
-
-        if backend.jit_kernels:
-            kernel = backend.jit(kernel)
-        _COMPILED[backend] = kernel
-    return kernel
 
 
 def rounding_margin(width: int, float64: bool = False) -> float:

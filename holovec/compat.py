@@ -99,7 +99,13 @@ class CodebookNames:
 
     def extend(self: Any, items: Mapping[Any, Any]) -> None:
         """HoloVec 1.x's name of :meth:`~holovec.retrieval.Codebook.update`: add every
-        ``label: vector`` of the dict ``items`` (all or, on an error, none)."""
+        ``label: vector`` of the dict ``items`` (all or, on an error, none).
+
+        Parameters
+        ----------
+        items : Mapping[object, object]
+            ``{label: vector}``, the vectors of the codebook's model.
+        """
         self.update(items)
 
 

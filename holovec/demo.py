@@ -177,14 +177,18 @@ def run(
 
     Parameters
     ----------
-    model:
+    model : str | VSAModel, optional
         A model name from :meth:`holovec.VSA.available_models`, or a model (then
         ``backend``, ``dim`` and ``seed`` are its own).
-    backend, dim, seed:
+    backend : str | None, optional
         Passed to :meth:`holovec.VSA.create`.
-    file:
+    dim : int, optional
+        Passed to :meth:`holovec.VSA.create`.
+    seed : int, optional
+        Passed to :meth:`holovec.VSA.create`.
+    file : TextIO, optional
         Where the report goes: ``None`` for standard output.
-    quiet:
+    quiet : bool, optional
         Print nothing.
 
     Returns

@@ -36,25 +36,25 @@ class VSA:
 
         Parameters
         ----------
-        model:
+        model : str
             A name from :meth:`available_models`, e.g. ``"FHRR"``, ``"MAP"``, ``"BSC"``.
-        dim:
+        dim : int
             Number of elements per vector (a positive int).
-        backend:
+        backend : str | Backend, optional
             ``"numpy"``, ``"torch"`` (or ``"pytorch"``), ``"jax"``, ``"dask"`` (lazy
             row-chunked arrays on a Dask cluster; the ``dask`` extra), ``"auto"`` (the
             fastest installed for the device found; never Dask), a Backend, or ``None``
             for the ``HOLOVEC_BACKEND`` environment variable, else ``"numpy"``.
-        seed:
+        seed : int, optional
             Makes every later unseeded draw of the model reproducible.
-        device:
+        device : object, optional
             ``None`` for the framework's best device (a GPU when present), or e.g.
             ``"cpu"``, ``"cuda:0"``. A device that is not there (``"cpu:3"``, a GPU
             index beyond those present) raises ``ValueError``; vectors on another device
             than the model's are refused by every operation (``ValueError`` naming both).
-        dtype:
+        dtype : str or dtype, optional
             The vectors' dtype, where the model allows a choice (e.g. complex128 for FHRR).
-        **options:
+        **options : object
             Model-specific options.
 
         Notes

@@ -163,7 +163,7 @@ def check_no_score_matrix() -> str:
     import numpy as np
 
     from holovec import VSA
-    from holovec.backends.kernels import jax_sharded
+    from holovec.kernels import jax_sharded
     from holovec.retrieval import search, shard_rows
     from holovec.retrieval._refine import _first_candidates
 
@@ -191,7 +191,7 @@ def check_no_score_matrix() -> str:
 
 def check_compiled_once() -> str:
     from holovec import VSA
-    from holovec.backends.kernels import jax_sharded
+    from holovec.kernels import jax_sharded
     from holovec.retrieval import search, shard_rows
 
     _, items, queries = _data("MAP", 16)

@@ -6,6 +6,7 @@ import importlib.util
 import numpy as np
 import pytest
 
+from holovec import kernels
 from holovec.backends import array_kind, get_backend, to_host
 
 VALUES = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -79,9 +80,9 @@ def test_dask_arrays_are_computed():
 
 def test_widest_float_of_each_backend(backend):
     be = get_backend(backend, device="cpu")
-    wide = be.default_float_dtype()
-    if be.supports_dtype("float64"):
+    wide = kernels.default_float_dtype(be)
+    if kernels.supports_dtype(be, "float64"):
         assert wide == be.dtype("float64")
     else:  # JAX without 64-bit mode
         assert wide == be.dtype("float32")
-    assert be.default_float_dtype(wide=False) == be.dtype("float32")
+    assert kernels.default_float_dtype(be, wide=False) == be.dtype("float32")

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import backend_param
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec._fixed_order import fold_sum, rounding_margin
 from holovec.retrieval import ItemStore, search
 
@@ -77,7 +77,7 @@ def test_fold_sum_has_the_same_bits_on_every_backend(backend, n):
     model = _model("HRR", backend)
     rng = np.random.default_rng(n)
     x = rng.standard_normal((3, n)) * np.exp(rng.uniform(-20, 20, (3, n)))
-    with model.backend.float64_scope():
+    with kernels.float64_scope(model.backend):
         got = model.backend.to_numpy(fold_sum(model.xp, model.backend.asarray(x)))
     np.testing.assert_array_equal(got, fold_sum(np, x))
 

@@ -17,9 +17,9 @@ pytest.importorskip("jax")
 SCRIPT = textwrap.dedent(
     """
     from holovec import VSA
-    from holovec.backends import jax_backend
+    from holovec.kernels import draws
 
-    jax_backend.HOST_DRAW_ELEMENTS = 0  # every draw a compiled program (small ones: the host)
+    draws.HOST_DRAW_ELEMENTS = 0  # every draw a compiled program (small ones: the host)
 
     def bench():
         model = VSA.create("FHRR", dim=10000, backend="jax")
@@ -49,9 +49,9 @@ def test_queued_draws_do_not_abort_the_interpreter_at_exit():
 
 def test_markers_of_finished_draws_are_dropped(monkeypatch):
     from holovec import VSA
-    from holovec.backends import _jax_exit, jax_backend
+    from holovec.kernels import _jax_exit, draws
 
-    monkeypatch.setattr(jax_backend, "HOST_DRAW_ELEMENTS", 0)  # compiled draws (small: the host)
+    monkeypatch.setattr(draws, "HOST_DRAW_ELEMENTS", 0)  # compiled draws (small: the host)
 
     model = VSA.create("FHRR", dim=64, backend="jax")
     for seed in range(20):

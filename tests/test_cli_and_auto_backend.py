@@ -19,7 +19,7 @@ import pytest
 import holovec.backends as backends
 import holovec.backends.base as backends_base
 import holovec.random as hv_random
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.backends.numpy_backend import NumpyBackend
 from holovec.random import Purpose, random_words
 
@@ -131,16 +131,22 @@ def test_base_backend_has_no_jax_device_name():
 
 
 class CountingBackend(NumpyBackend):
-    """The NumPy backend, recording what random.py asks its Philox hook for."""
+    """The NumPy backend under its own name, recording what random.py asks its Philox kernel
+    for (the version registered for that name)."""
+
+    name = "numpy-counting"
 
     def __init__(self, native: bool = True) -> None:
         super().__init__()
         self.native = native
         self.calls: list = []
 
-    def philox_words(self, key, counter_start, n_blocks):
-        self.calls.append(counter_start)
-        return super().philox_words(key, counter_start, n_blocks) if self.native else None
+
+@kernels.philox_words.register(CountingBackend.name)
+def _counting_philox_words(backend, key, counter_start, n_blocks):
+    backend.calls.append(counter_start)
+    numpy = kernels.philox_words(NumpyBackend(), key, counter_start, n_blocks)
+    return numpy if backend.native else None
 
 
 def test_random_takes_host_words_only_through_the_backend_hook():

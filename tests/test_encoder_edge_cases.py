@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import device_for, to_numpy
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.encoders import (
     FractionalPowerEncoder,
     GraphEncoder,
@@ -112,7 +112,7 @@ def test_values_too_large_for_the_backends_float(make_model, backend):
     """JAX computes in float32 (without x64): 1e39 does not fit; the error says so."""
     model = make_model("MAP", DIM)
     level = LevelEncoder(model, 0.0, 1.0, levels=4, seed=1, clip=True)
-    wide = model.backend.supports_dtype("float64")
+    wide = kernels.supports_dtype(model.backend, "float64")
     big = 1e300 if wide else 1e39
     if wide:
         assert to_numpy(model, level.level_index(big)).tolist() == 3  # clipped, as asked
@@ -187,7 +187,7 @@ def test_empty_batches_under_jax_jit():
 
 def test_fpe_range_wider_than_the_largest_float(backend, make_model):
     model = make_model("FHRR", 1024)
-    if not model.backend.supports_dtype("float64"):  # float32: the ends do not fit
+    if not kernels.supports_dtype(model.backend, "float64"):  # float32: the ends do not fit
         with pytest.raises(ValueError, match="float32"):
             FractionalPowerEncoder(model, -1e308, 1e308, bandwidth=4.0, seed=1)
         return
@@ -228,7 +228,7 @@ def test_periodic_angles_beyond_the_floats_resolution(backend, make_model):
     hours = PeriodicAngleEncoder(model, period=24.0, seed=1)
     with pytest.raises(ValueError, match="angles must lie within"):
         hours.encode([1.0, 1e30])
-    wide = np.float64 if model.backend.supports_dtype("float64") else np.float32
+    wide = np.float64 if kernels.supports_dtype(model.backend, "float64") else np.float32
     assert hours.max_angle == 24.0 / np.finfo(wide).eps
     v = hours.encode([hours.max_angle, -hours.max_angle])
     assert np.all(np.isfinite(to_numpy(model, v)))
@@ -237,7 +237,7 @@ def test_periodic_angles_beyond_the_floats_resolution(backend, make_model):
 @pytest.mark.parametrize("encoder_class", [LevelEncoder, ThermometerEncoder])
 def test_level_codes_over_a_range_wider_than_the_largest_float(backend, make_model, encoder_class):
     model = make_model("MAP", 256)
-    if not model.backend.supports_dtype("float64"):
+    if not kernels.supports_dtype(model.backend, "float64"):
         with pytest.raises(ValueError, match="does not fit"):
             encoder_class(model, -1e308, 1e308, levels=101)
         return
@@ -262,7 +262,7 @@ def test_image_and_trajectory_ranges_wider_than_the_largest_float(backend, make_
     """Ranges whose width exceeds the largest float of the computation (float64; JAX's
     float32 for its values) quantise right (before: everything was level 0, or the top)."""
     model = make_model("MAP", 256)
-    top = 1e308 if model.backend.supports_dtype("float64") else 3e38
+    top = 1e308 if kernels.supports_dtype(model.backend, "float64") else 3e38
     image = ImageEncoder(model, (1, 3), levels=11, min_val=-top, max_val=top, seed=1)
     np.testing.assert_array_equal(image.quantize(np.array([[-top, top / 5, top]])), [[0, 6, 10]])
     path = TrajectoryEncoder(model, 1, min_val=-top, max_val=top, levels=11, method="level", seed=1)

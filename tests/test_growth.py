@@ -1,7 +1,7 @@
 """Growth costs what it adds: one item appended to a symbol table, a memory, a codebook or a
 structure copies that item, not everything held.
 
-The shared mechanism is :class:`holovec.backends.growth.RowBuffer` (capacity doubling, rows
+The shared mechanism is :class:`holovec.kernels.growth.RowBuffer` (capacity doubling, rows
 written in place: slice assignment on NumPy and torch, a donated buffer on JAX; blocks
 merged lazily on Dask). The tests assert the structure, never a time: how many times the
 rows held are reallocated, how many rows all concatenations together produce, how many
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from conftest import device_for
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.backends import get_backend
-from holovec.backends.growth import RowBuffer
+from holovec.kernels.growth import RowBuffer
 from holovec.memory import Hopfield, ModernHopfield
 from holovec.retrieval import Codebook
 from holovec.structures import FiniteStateAutomaton, Graph, HashTable, Multiset, Sequence, Tree
@@ -89,11 +89,11 @@ def test_jax_writes_into_the_donated_buffer():
     pytest.importorskip("jax")
     be = get_backend("jax", "cpu")
     buffer = be.xp.zeros((8, 3), dtype=be.xp.float32)
-    out = be.write_rows(buffer, 6, be.xp.ones((2, 3), dtype=be.xp.float32))
+    out = kernels.write_rows(be, buffer, 6, be.xp.ones((2, 3), dtype=be.xp.float32))
     assert buffer.is_deleted() and not out.is_deleted()
     # a window padded past the end keeps the rows before it
     rows = be.xp.full((3, 3), 2.0, dtype=be.xp.float32)  # padded to 4 rows
-    out = be.write_rows(out, 5, rows)
+    out = kernels.write_rows(be, out, 5, rows)
     np.testing.assert_array_equal(np.asarray(out)[:, 0], [0, 0, 0, 0, 0, 2, 2, 2])
 
 

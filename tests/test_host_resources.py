@@ -21,7 +21,7 @@ def test_one_thread_pool_per_process_a_thread_per_usable_core():
 
 def test_the_packed_search_uses_the_shared_pool(monkeypatch):
     np = pytest.importorskip("numpy")
-    from holovec.backends.kernels import packed_search
+    from holovec.kernels import packed_search
 
     used = []
     real = host.thread_pool()

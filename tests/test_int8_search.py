@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import device_for
+from holovec import kernels
 from holovec.backends import get_backend
-from holovec.backends.kernels import int8_search, packed_search
+from holovec.kernels import int8_search, packed_search
 
 CASES = [
     # (n_bits, n_queries, n_items, k, chunk rows)
@@ -90,7 +91,7 @@ def test_jax_search_inside_jit():
     rng = np.random.default_rng(3)
     queries, items = _packed_bits(rng, 4, 200), _packed_bits(rng, 90, 200)
     expected = packed_search.hamming_top_k(queries, items, 6)
-    traced = jax.jit(lambda q, b: backend.hamming_top_k(q, b, 200, 6))
+    traced = jax.jit(lambda q, b: kernels.hamming_top_k(backend, q, b, 200, 6))
     d, i = traced(backend.from_numpy(queries), backend.from_numpy(items))
     np.testing.assert_array_equal(np.asarray(d), expected[0])
     np.testing.assert_array_equal(np.asarray(i), expected[1])
@@ -108,6 +109,6 @@ def test_backend_search_on_the_test_device(framework):
     queries, items = _packed_bits(rng, 20, 1000), _packed_bits(rng, 3000, 1000)
     items[1::7] = items[0]
     expected = packed_search.hamming_top_k(queries, items, 10)
-    d, i = backend.hamming_top_k(backend.from_numpy(queries), backend.from_numpy(items), 1000, 10)
+    d, i = kernels.hamming_top_k(backend, backend.from_numpy(queries), backend.from_numpy(items), 1000, 10)
     np.testing.assert_array_equal(backend.to_numpy(d), expected[0])
     np.testing.assert_array_equal(backend.to_numpy(i), expected[1])

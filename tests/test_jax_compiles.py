@@ -25,7 +25,7 @@ from conftest import device_for
 pytest.importorskip("sklearn")
 jax = pytest.importorskip("jax")
 
-from holovec import VSA  # noqa: E402 - after the skips
+from holovec import VSA, kernels  # noqa: E402 - after the skips
 from holovec.backends.numpy_backend import NumpyBackend  # noqa: E402
 from holovec.learn import (  # noqa: E402
     AdaptHDClassifier,
@@ -291,8 +291,8 @@ def test_a_compiled_while_loop_runs_as_the_python_one():
     numpy_model = VSA.create("MAP", dim=8, backend="numpy")
     jax_model = VSA.create("MAP", dim=8, backend="jax", device=DEVICE)
     start = np.array([5.0, 100.0], dtype=np.float32)
-    x, steps = numpy_model.backend.while_loop(big, halve, (start, np.int32(0)))
-    jx, jsteps = jax.jit(lambda s: jax_model.backend.while_loop(big, halve, s))((start, np.int32(0)))
+    x, steps = kernels.while_loop(numpy_model.backend, big, halve, (start, np.int32(0)))
+    jx, jsteps = jax.jit(lambda s: kernels.while_loop(jax_model.backend, big, halve, s))((start, np.int32(0)))
     np.testing.assert_array_equal(np.asarray(jx), x)
     assert int(jsteps) == int(steps) == 7
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.random import Purpose, Words, address_words, random_words
 
 jax = pytest.importorskip("jax")
@@ -105,9 +105,9 @@ def test_compiled_kernels_equal_op_by_op(name, options, uncompiled):
 
 @pytest.mark.parametrize(("name", "options"), CONFIGS, ids=IDS)
 def test_equal_models_share_compiled_kernels(name, options, monkeypatch):
-    from holovec.backends import jax_backend
+    from holovec.kernels import draws
 
-    monkeypatch.setattr(jax_backend, "HOST_DRAW_ELEMENTS", 0)  # compiled draws (small: the host)
+    monkeypatch.setattr(draws, "HOST_DRAW_ELEMENTS", 0)  # compiled draws (small: the host)
     first, second = create(name, options, seed=1), create(name, options, seed=1)
     assert first == second and first is not second
     for kernel in type(first)._compiled_kernels:
@@ -121,7 +121,8 @@ def test_equal_models_share_compiled_kernels(name, options, monkeypatch):
     other = create(name, options, seed=2)
     assert other._bundle is not first._bundle
     other.random(seed=1)
-    assert other._kernel_cache[("_random", 1, True)] is first._kernel_cache[("_random", 1, True)]
+    draw = (first.backend, (first._draw.key, "_random", 1, True))  # (Backend.program's key)
+    assert other._kernel_cache[draw] is first._kernel_cache[draw]
     # unseeded draws of a seeded model go through the same program, and stay reproducible
     a, b = create(name, options, seed=5), create(name, options, seed=5)
     np.testing.assert_array_equal(np.asarray(a.random(2)), np.asarray(b.random(2)))
@@ -235,7 +236,7 @@ def test_address_words():
 def test_compiled_draws_without_the_host_generator(name, monkeypatch):
     """The path of GPUs and TPUs (no host callback: the generator in jax.numpy, compiled
     with the model's sampler), tested on the CPU: the same vectors as NumPy's."""
-    monkeypatch.setattr(JaxBackend, "philox_words_of", lambda self, *args: None)
+    monkeypatch.setattr(kernels, "philox_words_of", lambda backend, *args: None)
     model = create(name, {}, seed=9)
     reference = VSA.create(name, dim=DIM, backend="numpy", seed=9)
     got, want = np.asarray(model.random(4, seed=2)), reference.random(4, seed=2)

@@ -277,10 +277,10 @@ def test_minibatches_bound_what_is_encoded_at_once(iris):
 
 def test_verbose_shows_progress(capsys, iris):
     Xtr, _, ytr, _ = iris
-    AdaptHDClassifier(dim=64, epochs=2, seed=0, verbose=True).fit(Xtr, ytr)
+    AdaptHDClassifier(dim=64, epochs=2, random_state=0, verbose=True).fit(Xtr, ytr)
     err = capsys.readouterr().err
     assert "AdaptHDClassifier" in err and "train_accuracy" in err
-    AdaptHDClassifier(dim=64, epochs=2, seed=0).fit(Xtr, ytr)
+    AdaptHDClassifier(dim=64, epochs=2, random_state=0).fit(Xtr, ytr)
     assert capsys.readouterr().err == ""
 
 

@@ -22,6 +22,7 @@ import holovec.learn as learn
 from conftest import device_for
 from holovec import VSA
 from holovec._format import CHECKSUMS, read_archive, write_archive
+from holovec._params import check_parameters
 from holovec.encoders import VectorEncoder
 from holovec.learn import (
     AdaptHDClassifier,
@@ -292,18 +293,18 @@ def test_saving_an_unsaveable_parameter_names_it(tmp_path):
 @pytest.mark.parametrize(
     ("value", "error", "words"),
     [
-        (1.5, TypeError, "epochs must be an int >= 0"),
-        ("3", TypeError, "epochs must be an int >= 0"),
-        (True, TypeError, "epochs must be an int >= 0"),
-        (-1, ValueError, "epochs must be an int >= 0"),
-        (np.int64(-2), ValueError, "epochs must be an int >= 0"),
+        (1.5, TypeError, "epochs must be a non-negative int"),
+        ("3", TypeError, "epochs must be a non-negative int"),
+        (True, TypeError, "epochs must be a non-negative int"),
+        (-1, ValueError, "epochs must be a non-negative int"),
+        (np.int64(-2), ValueError, "epochs must be a non-negative int"),
         (10**400, None, None),  # any size of int
     ],
 )
 def test_parameters_are_checked_by_their_rules(value, error, words):
     X, _, labels = _data(30)
     if error is None:
-        AdaptHDClassifier(dim=64, epochs=value)._check_params()
+        check_parameters(AdaptHDClassifier(dim=64, epochs=value))
         return
     with pytest.raises(error, match=words):
         AdaptHDClassifier(dim=64, epochs=value).fit(X, labels)

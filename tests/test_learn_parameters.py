@@ -1,8 +1,10 @@
 """The learners' parameters: one table of rules per class (holovec._params), scikit-learn's
-``random_state`` as another name for ``seed``, and the module layout of the prototype
+``random_state`` and its deprecated alias ``seed``, and the module layout of the prototype
 classifiers."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -61,39 +63,59 @@ def test_every_parameter_with_a_rule_is_in_the_signature(cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_random_state_is_seed(cls):
+def test_seed_is_a_deprecated_alias_of_random_state(cls):
+    """``seed`` gives what ``random_state`` gives, with a FutureWarning at fit."""
     X, labels, values = _data()
     y = _target(cls, labels, values)
-    by_seed = cls(dim=128, seed=3).fit(X, y)
     by_state = cls(dim=128, random_state=3).fit(X, y)
-    both = cls(dim=128, seed=3, random_state=np.int64(3)).fit(X, y)
-    assert by_state.encoder_.seed_ == by_seed.encoder_.seed_ == both.encoder_.seed_ == 3
+    with pytest.warns(FutureWarning, match="seed is deprecated"):
+        by_seed = cls(dim=128, seed=3).fit(X, y)
+    assert by_state.encoder_.seed_ == by_seed.encoder_.seed_ == 3
     np.testing.assert_array_equal(_answers(by_state, X), _answers(by_seed, X))
-    np.testing.assert_array_equal(_answers(both, X), _answers(by_seed, X))
 
 
-def test_random_state_and_seed_that_differ_are_refused():
+def test_random_state_decides_over_seed():
+    """What scikit-learn's tools set (random_state) never conflicts with the alias: it decides."""
     X, labels, _ = _data()
-    with pytest.raises(ValueError, match=r"seed=1 and random_state=2 disagree"):
-        CentroidClassifier(dim=64, seed=1, random_state=2).fit(X, labels)
-    with pytest.raises(ValueError, match=r"seed=1 and random_state=2 disagree"):
-        HDEncoder(dim=64, seed=1, random_state=2).fit(X)
-    # an encoder's random_state is its seed when the estimator's is compared with it
-    with pytest.raises(ValueError, match=r"seed=2 disagrees with encoder \(seed=1\)"):
-        CentroidClassifier(encoder=HDEncoder(dim=64, random_state=1), seed=2).fit(X, labels)
-    clf = CentroidClassifier(encoder=HDEncoder(dim=64, random_state=1), random_state=1).fit(X, labels)
+    with pytest.warns(FutureWarning, match="random_state=2 is used"):
+        assert CentroidClassifier(dim=64, seed=1, random_state=2).fit(X, labels).encoder_.seed_ == 2
+    with pytest.warns(FutureWarning, match="random_state=2 is used"):
+        assert HDEncoder(dim=64, seed=1, random_state=2).fit(X).seed_ == 2
+    # the estimator's random_state is its encoder's (scikit-learn's tools set both)
+    clf = CentroidClassifier(encoder=HDEncoder(dim=64, random_state=1), random_state=2).fit(X, labels)
+    assert clf.encoder_.seed_ == 2
+    clf = CentroidClassifier(encoder=HDEncoder(dim=64, random_state=1)).fit(X, labels)
     assert clf.encoder_.seed_ == 1
 
 
-def test_a_seed_at_odds_with_a_holovec_encoders_seed_names_the_encoder():
-    # the encoder's own seed is compared, not its model's (which here agrees)
+def test_sklearn_tools_set_random_state_on_estimators_made_with_seed():
+    """BaggingClassifier and GridSearchCV set random_state (of the estimator and of its
+    encoder, to different values): no conflict; clone keeps both parameters."""
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.model_selection import GridSearchCV
+
+    X, labels, _ = _data()
+    for base in (CentroidClassifier(dim=64, seed=0), CentroidClassifier(encoder=HDEncoder(dim=64, seed=0))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # (the alias's)
+            bag = BaggingClassifier(base, n_estimators=2, random_state=0).fit(X, labels)
+        assert bag.score(X, labels) > 0.6
+        assert clone(base).get_params()["seed"] == base.get_params()["seed"]
+    search = GridSearchCV(CentroidClassifier(dim=64, random_state=0), {"random_state": [0, 1]}, cv=2)
+    assert search.fit(X, labels).best_params_["random_state"] in (0, 1)
+
+
+def test_a_holovec_encoders_seed_is_its_own():
+    """The vectors of a holovec encoder are its own seed's; the estimator's random_state
+    orders the passes (no conflict)."""
     from holovec import VSA
     from holovec.encoders import FractionalPowerEncoder
 
     X, labels, _ = _data()
     enc = FractionalPowerEncoder(VSA.create("FHRR", dim=64, seed=0), 0.0, 1.0, seed=1)
-    with pytest.raises(ValueError, match=r"seed=0 disagrees with the FractionalPowerEncoder \(seed=1\)"):
-        CentroidClassifier(encoder=enc, seed=0).fit(X[:, :1], labels)
+    values = (X[:, 0] - X[:, 0].min()) / np.ptp(X[:, 0])  # (scalars in the encoder's range)
+    clf = CentroidClassifier(encoder=enc, random_state=0).fit(values, labels)
+    assert clf.encoder_.seed_ == 0 and clf.encoder_.encoder_ is enc
 
 
 @pytest.mark.parametrize(
@@ -146,11 +168,11 @@ def test_files_written_before_random_state_load(tmp_path):
 @pytest.mark.parametrize(
     ("params", "error", "words"),
     [
-        ({"batch_size": 2.0}, TypeError, "batch_size must be an int >= 1, got float"),
-        ({"batch_size": "8"}, TypeError, "batch_size must be an int >= 1, got str"),
-        ({"batch_size": 0}, ValueError, "batch_size must be an int >= 1, got 0"),
-        ({"bandwidth": "wide"}, ValueError, "bandwidth must be a finite number > 0 or one of 'scale'"),
-        ({"bandwidth": -1.0}, ValueError, "bandwidth must be a finite number > 0 or one of 'scale'"),
+        ({"batch_size": 2.0}, TypeError, "batch_size must be a positive int, got float"),
+        ({"batch_size": "8"}, TypeError, "batch_size must be a positive int, got str"),
+        ({"batch_size": 0}, ValueError, "batch_size must be a positive int, got 0"),
+        ({"bandwidth": "wide"}, ValueError, r"bandwidth must be positive \(a finite number > 0\) or one of"),
+        ({"bandwidth": -1.0}, ValueError, r"bandwidth must be positive \(a finite number > 0\) or one of"),
         ({"bandwidth": [1.0]}, TypeError, "bandwidth must be"),
         (
             {"encoding": "fourier"},
@@ -178,9 +200,9 @@ def test_zero_epochs_is_the_first_pass_alone(cls):
 def test_reghd_needs_at_least_one_epoch():
     """RegHD's epochs are its only passes (no first pass besides): 0 has no meaning."""
     X, _, values = _data()
-    with pytest.raises(ValueError, match="epochs must be an int >= 1, got 0"):
+    with pytest.raises(ValueError, match="epochs must be a positive int, got 0"):
         RegHDRegressor(dim=64, epochs=0, seed=0).fit(X, values)
-    with pytest.raises(TypeError, match="epochs must be an int >= 1, got float"):
+    with pytest.raises(TypeError, match="epochs must be a positive int, got float"):
         RegHDRegressor(dim=64, epochs=2.0, seed=0).fit(X, values)
 
 

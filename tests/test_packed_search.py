@@ -5,14 +5,12 @@ with the optional numba accelerator on and off."""
 from __future__ import annotations
 
 import importlib.util
-from functools import partial
 
 import numpy as np
 import pytest
 
-from holovec import VSA
-from holovec.backends.base import Backend
-from holovec.backends.kernels import packed_search
+from holovec import VSA, kernels
+from holovec.kernels import packed_search
 from holovec.retrieval import ItemStore, search
 from holovec.retrieval import _index as search_index
 
@@ -69,13 +67,13 @@ def _data(model, n=40, n_q=9):
 class _Spy:
     def __init__(self, backend, monkeypatch):
         self.calls = 0
-        original = backend.hamming_top_k
+        original = kernels.hamming_top_k
 
         def spy(*args):
             self.calls += 1
             return original(*args)
 
-        monkeypatch.setattr(backend, "hamming_top_k", spy)
+        monkeypatch.setattr(kernels, "hamming_top_k", spy)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -202,8 +200,8 @@ def test_hamming_top_k_hook(engine, backend, n_q, n, n_bytes, k):
     items[::4] = items[1]
     want_d, want_i = _reference(queries, items, k)
     be = model.backend
-    for hook in (be.hamming_top_k, partial(Backend._hamming_top_k, be)):  # its own and the default kernel
-        d, i = hook(be.from_numpy(queries), be.from_numpy(items), 8 * n_bytes, k)
+    for hook in (kernels.hamming_top_k, kernels.hamming.hamming_search.generic):  # its own, the generic one
+        d, i = hook(be, be.from_numpy(queries), be.from_numpy(items), 8 * n_bytes, k)
         np.testing.assert_array_equal(be.to_numpy(d), want_d)
         np.testing.assert_array_equal(be.to_numpy(i), want_i)
 
@@ -262,7 +260,7 @@ import sys
 sys.modules["numba"] = None  # as if numba were not installed: importing it raises ImportError
 import numpy as np
 from holovec import VSA
-from holovec.backends.kernels import packed_search
+from holovec.kernels import packed_search
 from holovec.retrieval import ItemStore
 assert packed_search.engine() == "numpy", packed_search.engine()
 for name, options in {models!r}:

@@ -1,9 +1,10 @@
 """Float products in full float32 precision on every backend, whatever the user's global
 setting (the design page's invariant 1: a GPU answers what the CPU does).
 
-- No product bypasses the backend: outside ``holovec/backends`` no code multiplies arrays
-  with ``@`` or a namespace's ``matmul``/``vecdot``/``einsum``..., and every framework
-  ``linalg`` routine runs in ``Backend.full_precision()`` (read from the source).
+- No product bypasses the kernels: outside ``holovec/backends`` and ``holovec/kernels`` no
+  code multiplies arrays with ``@`` or a namespace's ``matmul``/``vecdot``/``einsum``..., and
+  every framework ``linalg`` routine runs in ``kernels.full_precision()`` (read from the
+  source).
 - JAX: every float dot of every program holovec lowers (jitted, and eager JAX's one-op
   programs) states ``HIGHEST`` precision, with ``jax.default_matmul_precision`` set to
   ``"bfloat16"`` globally, and the answers are NumPy's (``tests/_precision_worker.py``, in
@@ -13,7 +14,7 @@ setting (the design page's invariant 1: a GPU answers what the CPU does).
   with full precision (recorded at each product), the user's setting is back afterwards
   (inherited settings stay inherited), and the answers are unchanged (on CPUs with
   bfloat16 instructions ``"medium"`` changes torch's own CPU products).
-- torch, with threads (the guarantees of ``holovec/backends/_torch_precision.py``): a
+- torch, with threads (the guarantees of ``holovec/kernels/_torch_precision.py``): a
   product raises only its device's setting; a setting the user changes while products
   run stands after them; one lowered while products are open is raised for the next.
 """
@@ -34,7 +35,7 @@ import numpy as np
 import pytest
 
 from conftest import device_for
-from holovec import VSA
+from holovec import VSA, kernels
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -47,8 +48,8 @@ _PRODUCT_NAMES = {
     "matmul", "vecdot", "tensordot", "dot", "vdot", "einsum", "inner", "outer", "mm", "bmm",
     "mv", "addmm", "baddbmm", "dot_general", "multi_dot", "kron",
 }  # fmt: skip
-#: receivers of a product call that route it through Backend.matmul / Backend.vecdot
-_BACKEND_RECEIVERS = re.compile(r"(^|\.)(_?backend|sums)$")
+#: receivers of a product call that route it through kernels.matmul / kernels.vecdot
+_BACKEND_RECEIVERS = re.compile(r"(^|\.)(_?backend|sums|kernels)$")
 #: products of host NumPy integers (exact, and NumPy is always full precision)
 _ALLOWED_MATMULS = {("encoders/sequence.py", "_distinct")}
 
@@ -105,18 +106,18 @@ def _calls_and_products(path: Path) -> list[tuple[int, str, str]]:
 
 
 def test_every_product_goes_through_the_backend() -> None:
-    """Models, encoders, retrieval and learners multiply with ``Backend.matmul`` and
-    ``Backend.vecdot`` only, and run framework ``linalg`` routines (which multiply inside)
-    in ``Backend.full_precision()``: backends implement the products, nothing else does."""
+    """Models, encoders, retrieval and learners multiply with ``kernels.matmul`` and
+    ``kernels.vecdot`` only, and run framework ``linalg`` routines (which multiply inside)
+    in ``kernels.full_precision()``: the kernels implement the products, nothing else does."""
     bypasses = []
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE).as_posix()
-        if relative.startswith("backends/"):
+        if relative.startswith(("backends/", "kernels/")):
             continue
         for line, function, what in _calls_and_products(path):
             if (relative, function.split(".")[-1]) not in _ALLOWED_MATMULS:
                 bypasses.append(f"holovec/{relative}:{line} in {function or '<module>'}: {what}")
-    assert not bypasses, "products that bypass Backend.matmul / vecdot / full_precision:\n" + "\n".join(
+    assert not bypasses, "products that bypass kernels.matmul / vecdot / full_precision:\n" + "\n".join(
         bypasses
     )
 
@@ -241,7 +242,7 @@ def torch_defaults():
 def _reduced(device_type: str | None = None) -> list:
     """The settings below full precision now: every one, or those of products on
     ``device_type``."""
-    from holovec.backends._torch_precision import reduced_settings
+    from holovec.kernels._torch_precision import reduced_settings
 
     return reduced_settings(device_type)
 
@@ -373,7 +374,7 @@ def test_torch_scope_is_reentrant_and_shared_by_threads(torch_defaults, monkeypa
     """Nested scopes keep full precision until the outermost ends; threads multiplying at
     once all see their device's setting at full precision (the settings are global: the
     last scope restores them)."""
-    from holovec.backends._torch_precision import FULL_FLOAT32_PRODUCTS as scope
+    from holovec.kernels._torch_precision import FULL_FLOAT32_PRODUCTS as scope
 
     torch.set_float32_matmul_precision("high")
     users = _reduced()
@@ -465,7 +466,7 @@ def test_torch_setting_changed_while_a_product_runs_stands(torch_defaults, chang
     what holovec wrote. Lowered further (``"medium"``) or switched to full precision
     (``"highest"``, which writes ``"ieee"``, told apart from holovec's ``"none"``): the
     user's change stands (holovec used to put back the value it saw on entry)."""
-    from holovec.backends._torch_precision import products_on
+    from holovec.kernels._torch_precision import products_on
 
     torch.set_float32_matmul_precision("high")
     inside, done = threading.Event(), threading.Event()
@@ -492,7 +493,7 @@ def test_torch_setting_lowered_while_products_are_open_is_raised_for_the_next(to
     user lowered it meanwhile (the first product found it full), and the user's lowered
     value is the one that stands after the last product (holovec used to raise settings
     only when the first product opened)."""
-    from holovec.backends._torch_precision import products_on, settings_for
+    from holovec.kernels._torch_precision import products_on, settings_for
 
     device = _products_device()
     name = settings_for(device)[0]
@@ -522,7 +523,7 @@ def test_torch_setting_lowered_while_products_are_open_is_raised_for_the_next(to
 def test_torch_legacy_setting(torch_defaults, monkeypatch) -> None:
     """Before torch 2.9 (no fp32_precision settings) the one global setting is raised to
     ``"highest"`` for the product and put back."""
-    from holovec.backends import _torch_precision
+    from holovec.kernels import _torch_precision
 
     torch.set_float32_matmul_precision("high")
     monkeypatch.setattr(_torch_precision, "_PER_BACKEND", False)
@@ -552,7 +553,9 @@ def test_torch_compile_traces_products_without_graph_breaks(torch_defaults) -> N
     a, b = model.random(seed=1), model.random(seed=2)
     torch.set_float32_matmul_precision("high")
     backend = model.backend
-    explained = torch._dynamo.explain(lambda x, y: backend.matmul(x, y) + backend.vecdot(x, y))(a, b)
+    explained = torch._dynamo.explain(
+        lambda x, y: kernels.matmul(backend, x, y) + kernels.vecdot(backend, x, y)
+    )(a, b)
     assert explained.graph_break_count == 0, explained.break_reasons
 
 
@@ -561,7 +564,7 @@ def test_torch_legacy_and_per_backend_settings_stay_consistent(torch_defaults) -
     """A precision lowered with ``set_float32_matmul_precision`` is raised the same way for
     holovec's products: inside them torch can still report ``allow_tf32`` (it refuses
     where its two kinds of settings disagree), and the user's setting comes back after."""
-    from holovec.backends._torch_precision import FULL_FLOAT32_PRODUCTS
+    from holovec.kernels._torch_precision import FULL_FLOAT32_PRODUCTS
 
     torch.set_float32_matmul_precision("high")
     with FULL_FLOAT32_PRODUCTS:

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from conftest import device_for, to_numpy
-from holovec import VSA, get_backend
+from holovec import VSA, get_backend, kernels
 from holovec.random import (
     Purpose,
     check_seed,
@@ -102,7 +102,7 @@ def test_vectors_identical_across_backends(backend, model_name):
 def test_float64_vectors_identical_across_backends(backend, model_name):
     dtype = "complex128" if model_name == "FHRR" else "float64"
     be = get_backend(backend, "cpu")
-    if not be.supports_dtype(dtype):
+    if not kernels.supports_dtype(be, dtype):
         pytest.skip(f"{backend} has no {dtype} in this configuration")
     want = VSA.create(model_name, dim=1000, backend="numpy", dtype=dtype).random(5, seed=3)
     model = VSA.create(model_name, dim=1000, backend=backend, device=device_for(backend), dtype=dtype)
@@ -170,7 +170,7 @@ def test_generic_equals_native(be, seed, n_rows, wpr, row_start, stream, purpose
     generic = random_words(be, seed, n_rows, wpr, generic=True, **address)
     native = random_words(be, seed, n_rows, wpr, **address)
     assert tuple(generic.shape) == tuple(native.shape) == (n_rows, wpr)
-    assert generic.dtype == native.dtype == be.word_dtype
+    assert generic.dtype == native.dtype == kernels.word_dtype(be)
     np.testing.assert_array_equal(words_np(be, generic), words_np(be, native))
 
 
@@ -235,7 +235,7 @@ def test_philox_known_answers(be, counter, key, expected):
     # the reference implementation agrees with the published vectors
     assert [int(w) for w in philox_reference_block(counter, key128)] == list(expected)
     # and so does the generic code, on this backend's own integer arrays
-    xp, word = be.xp, be.word_dtype
+    xp, word = be.xp, kernels.word_dtype(be)
     limbs = [
         (
             xp.asarray([c & 0xFFFFFFFF], dtype=word, device=be.device),
@@ -256,7 +256,7 @@ N_ROWS, N_COLS = 20, 5_000
 
 def test_random_phases_uniform(be):
     for dtype_name in ("float32", "float64"):
-        if not be.supports_dtype(dtype_name):
+        if not kernels.supports_dtype(be, dtype_name):
             continue
         phases = be.to_numpy(random_phases(be, 5, N_ROWS, N_COLS, be.dtype(dtype_name))).ravel()
         assert phases.dtype == np.dtype(dtype_name)

@@ -624,9 +624,9 @@ def test_resonator_parameter_errors():
     books = [model.random(4, seed=s) for s in (1, 2)]
     with pytest.raises(TypeError, match=r"model must be a VSA model.*NoneType"):
         Resonator(None, books)
-    with pytest.raises(TypeError, match=r"tol must be a number, got str 'x'"):
+    with pytest.raises(TypeError, match=r"tol must be a finite number in \[0, 1\), got str 'x'"):
         Resonator(model, books, tol="x")
-    with pytest.raises(ValueError, match=r"tol must be a number in \[0, 1\)"):
+    with pytest.raises(ValueError, match=r"tol must be a finite number in \[0, 1\)"):
         Resonator(model, books, tol=1.5)
     with pytest.raises(TypeError, match="match_threshold"):
         Resonator(model, books, match_threshold=None)

@@ -1,5 +1,5 @@
 """The engines: similarity of vectors of any finite size and the checked
-``Backend.hamming_top_k``. JAX codebooks replicated or sharded over
+``kernels.hamming_top_k``. JAX codebooks replicated or sharded over
 several devices need several devices: ``tests/_jax_sharded_worker.py`` checks it in a
 subprocess (``replicated_codebook``, ``cleanup_on_devices``).
 """
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import to_numpy
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.retrieval import ItemStore, cleanup, search
 
 
@@ -155,7 +155,7 @@ def test_cleanup_of_huge_vectors(make_model):
     np.testing.assert_array_equal(host(model, cleanup(model, big, book)), host(model, book))
 
 
-# -- Backend.hamming_top_k checks its arguments --------------------------------------------
+# -- kernels.hamming_top_k checks its arguments --------------------------------------------
 def _packed(model, rows, n_bytes, seed, dtype=np.uint8):
     rng = np.random.default_rng(seed)
     return model.backend.from_numpy(rng.integers(0, 256, (rows, n_bytes)).astype(dtype))
@@ -186,7 +186,7 @@ def test_hamming_top_k_refuses_bad_arguments(backend_name):
     ]
     for args, error, words in cases:
         with pytest.raises(error, match=words):
-            backend.hamming_top_k(*args)
+            kernels.hamming_top_k(backend, *args)
 
 
 @pytest.mark.parametrize("backend_name", ALL_BACKENDS)
@@ -198,10 +198,10 @@ def test_hamming_top_k_valid_arguments(backend_name):
     q, items = _packed(model, 3, 8, 4), _packed(model, 7, 8, 5)
     dist = np.bitwise_count(to_numpy(model, q)[:, None, :] ^ to_numpy(model, items)[None]).sum(-1)
     want = np.argsort(dist, axis=1, kind="stable")
-    d, i = backend.hamming_top_k(q, items, 64, np.int64(9))
+    d, i = kernels.hamming_top_k(backend, q, items, 64, np.int64(9))
     assert to_numpy(model, i).tolist() == want.tolist()
     np.testing.assert_array_equal(to_numpy(model, d), np.take_along_axis(dist, want, 1))
-    d, i = backend.hamming_top_k(q[:, :4], items[:, :4], 30, 2)  # 30 bits in 4 bytes
+    d, i = kernels.hamming_top_k(backend, q[:, :4], items[:, :4], 30, 2)  # 30 bits in 4 bytes
     assert to_numpy(model, i).shape == (3, 2)
 
 
@@ -210,9 +210,9 @@ def test_dask_top_k_and_merge():
     pytest.importorskip("dask")
     backend = VSA.create("MAP", dim=8, backend="dask").backend
     scores = backend.from_numpy(np.array([[1.0, 3.0, 2.0, 3.0], [0.0, 0.0, 1.0, -1.0]]))
-    s, i = backend.top_k(scores, 2)
+    s, i = kernels.top_k(backend, scores, 2)
     assert backend.to_numpy(i).tolist() == [[1, 3], [2, 0]]
     low = (backend.from_numpy(np.array([[3.0, 1.0]])), backend.from_numpy(np.array([[0, 1]])))
     high = (backend.from_numpy(np.array([[3.0, 2.0]])), backend.from_numpy(np.array([[2, 3]])))
-    s, i = backend.merge_top_k(low, high, 3)
+    s, i = kernels.merge_top_k(backend, low, high, 3)
     assert backend.to_numpy(s).tolist() == [[3.0, 3.0, 2.0]] and backend.to_numpy(i).tolist() == [[0, 2, 3]]

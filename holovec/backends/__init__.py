@@ -2,9 +2,9 @@
 
 ``import holovec`` imports NumPy only; the torch, jax and dask modules of this package
 (and so the frameworks) load the first time a model asks for them. A :class:`Backend` is
-the adapter of one framework with the VSA kernels mixed in (see
-:mod:`holovec.backends.base`); :func:`to_host` and :func:`array_kind` answer, for any
-array, what the rest of holovec would otherwise ask each framework.
+the adapter of one framework (see :mod:`holovec.backends.base`); what is computed over it
+is :mod:`holovec.kernels`. :func:`to_host` and :func:`array_kind` answer, for any array,
+what the rest of holovec would otherwise ask each framework.
 """
 
 from __future__ import annotations

@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DTYPE_KINDS", "array_kind", "backend_name_of", "check_has_data", "dtype_name", "to_host"]
+__all__ = [
+    "DTYPE_KINDS",
+    "REFUSED_ARRAY_TYPES",
+    "array_kind", "backend_name_of", "check_has_data", "dtype_name", "to_host"]
+
+#: array types whose operators differ from NumPy's (``*`` is a matrix product, masked
+#: elements are skipped), refused rather than converted into a different answer
+REFUSED_ARRAY_TYPES = (np.matrix, np.ma.MaskedArray)
 
 #: dtype names a model may ask for, mapped to the kind of number they hold.
 DTYPE_KINDS = {

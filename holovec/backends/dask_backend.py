@@ -9,24 +9,21 @@ The layout is fixed: vectors are chunked along their leading (row) axes only, th
 vector axis is always one chunk, so that every row-wise operation (bind, similarity,
 the FFT of HRR, popcount) runs chunk by chunk with NumPy's own kernels and gives the
 NumPy backend's values bit for bit. What the array API or Dask lacks goes through
-``map_blocks`` with :class:`~holovec.backends.numpy_backend.NumpyBackend`. This module is
-the adapter (and the row layout); the kernels are
-:class:`~holovec.backends.kernels.dask_kernels.DaskKernels`.
+``map_blocks`` with NumPy's versions of the kernels. This module is the adapter (and the row
+layout, :func:`row_chunks`); the kernels are the Dask versions in :mod:`holovec.kernels`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import dask.array as da
 import numpy as np
 
-from ._dask_namespace import namespace as dask_namespace
-from ._dask_namespace import row_chunked, rowwise
 from .base import Backend
-from .kernels.dask_kernels import DaskKernels
+from .dask_namespace import namespace as dask_namespace
+from .dask_namespace import row_chunked
 from .numpy_backend import NumpyBackend
 
 #: bytes of one chunk of rows that :meth:`DaskBackend.from_numpy` and row draws aim for
@@ -64,13 +61,7 @@ def row_chunks(n_rows: int, row_bytes: int, chunk_bytes: int | None = None) -> t
     return (per_chunk,) * full + ((rest,) if rest else ())
 
 
-def _rows_block(fn: Callable, block_info: dict | None = None) -> np.ndarray:
-    """One chunk of a row draw, made on the worker: the rows its place in the array names."""
-    (start, stop), _ = block_info[None]["array-location"]
-    return np.asarray(fn(start, stop))
-
-
-class DaskBackend(DaskKernels, Backend):
+class DaskBackend(Backend):
     """``dask.array`` arrays of NumPy chunks, chunked along the rows (the vector axis whole).
 
     Models on this backend compute lazily: an operation builds a task graph, and
@@ -93,8 +84,6 @@ class DaskBackend(DaskKernels, Backend):
 
     name = "dask"
     has_devices = False
-    #: the backend whose arrays the chunks are (for models of the chunks: ``block_model``)
-    block_backend_name = "numpy"
     lazy = True
 
     def _namespace(self) -> Any:
@@ -124,23 +113,11 @@ class DaskBackend(DaskKernels, Backend):
         for a worker is refused when it is searched)."""
         return None
 
-    # -- layout ---------------------------------------------------------------------------
-    def row_chunked(self, x: Any) -> Any:
-        """``x`` with its last axis in one chunk (rows keep their chunks): the layout every
-        row-wise kernel needs. Arrays chunked along the vector axis are rechunked here."""
-        return row_chunked(x)
-
     def asarray(self, x: Any, dtype: Any = None) -> Any:
         if isinstance(x, np.generic):
             x = np.asarray(x)
         out = super().asarray(x, dtype)
-        return self.row_chunked(out)
-
-    def chunk_rows(self, x: Any, row_bytes: int) -> Any:
-        if not isinstance(x, da.Array) or x.ndim == 0:
-            return x
-        rows = row_chunks(x.shape[0], row_bytes)[0]
-        return x.rechunk({0: rows}) if max(x.chunks[0], default=0) > rows else x
+        return row_chunked(out)
 
     def to_numpy(self, x: Any) -> np.ndarray:
         if isinstance(x, da.Array):
@@ -158,94 +135,5 @@ class DaskBackend(DaskKernels, Backend):
     def _from_foreign(self, x: Any) -> Any:
         return self.from_numpy(np.asarray(x))
 
-    # -- rows that grow ---------------------------------------------------------------------
-    # Dask arrays are lazy and immutable: a write into a buffer would be one more task graph
-    # layer over all its chunks. Growing rows stay blocks, merged by join_rows (see
-    # holovec.backends.growth.RowBuffer).
-    writes_rows = False
-
-    def write_rows(self, buffer: Any, start: int, rows: Any) -> Any:
-        """Not on Dask (its arrays are lazy graphs, not memory): ``TypeError``; growing rows
-        are kept as blocks and joined (:meth:`join_rows`).
-
-        Parameters
-        ----------
-        buffer : dask.array.Array
-            The rows that would be written into.
-        start : int
-            The first row.
-        rows : dask.array.Array
-            The rows.
-        """
-        raise TypeError("dask arrays are lazy task graphs: rows are joined (join_rows), not written in place")
-
-    def join_rows(self, blocks: list[Any]) -> Any:
-        """The blocks one after the other, lazily, rechunked to this backend's row chunks
-        (:data:`CHUNK_BYTES` each), so that many small blocks become few chunks.
-
-        Parameters
-        ----------
-        blocks : list of dask.array.Array
-            At least one block; all of one row shape and dtype.
-        """
-        x = blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=0)
-        row_bytes = x.dtype.itemsize * max(1, math.prod(x.shape[1:]))
-        target = row_chunks(x.shape[0], row_bytes)
-        return x if x.chunks[0] == target else x.rechunk({0: target})
-
-    # -- what the array API lacks, chunk by chunk with NumPy's kernels --------------------
-    def complex(self, real: Any, imag: Any) -> Any:
-        dtype = np.result_type(real.dtype, np.complex64)
-        meta = np.empty((0,) * max(real.ndim, imag.ndim), dtype=dtype)
-        return da.map_blocks(_NUMPY.complex, real, imag, dtype=dtype, meta=meta)
-
-    def unit_phasor(self, phases: Any) -> Any:
-        return rowwise(_NUMPY.unit_phasor, phases, dtype=np.result_type(phases.dtype, np.complex64))
-
-    def real_view(self, x: Any) -> Any:
-        x = self.row_chunked(x)
-        return rowwise(_NUMPY.real_view, x, dtype=x.real.dtype, width=2 * x.shape[-1])
-
-    def complex_view(self, x: Any) -> Any:
-        x = self.row_chunked(x)
-        dtype = np.result_type(x.dtype, np.complex64)
-        return rowwise(_NUMPY.complex_view, x, dtype=dtype, width=x.shape[-1] // 2)
-
-    def fft(self, x: Any) -> Any:
-        return rowwise(_NUMPY.fft, x, dtype=np.result_type(x.dtype, np.complex64))
-
-    def ifft(self, x: Any) -> Any:
-        return rowwise(_NUMPY.ifft, x, dtype=np.result_type(x.dtype, np.complex64))
-
-    def rfft(self, x: Any) -> Any:
-        dtype = np.result_type(x.dtype, np.complex64)
-        return rowwise(_NUMPY.rfft, x, dtype=dtype, width=x.shape[-1] // 2 + 1)
-
-    def irfft(self, x: Any, n: int) -> Any:
-        dtype = np.empty(0, x.dtype).real.dtype
-        return rowwise(_irfft, x, n, dtype=dtype, width=n)
-
-    def count_nonzero(self, x: Any) -> Any:
-        x = self.row_chunked(x)
-        return da.map_blocks(_count_nonzero, x, dtype=np.intp, drop_axis=x.ndim - 1)
-
-    # -- the hooks of partitioned work --------------------------------------------------
-    def generate_rows(self, fn: Callable, n_rows: int, width: int, dtype: Any) -> Any:
-        """Rows ``0 .. n_rows - 1`` of a draw as a lazy array chunked by rows: chunk
-        ``[start, stop)`` is ``fn(start, stop)`` (a NumPy array), computed on the worker that
-        needs it, so nothing is made on the client. One ``map_blocks`` layer, however many
-        chunks."""
-        dtype = np.dtype(dtype)
-        chunks = (row_chunks(n_rows, width * dtype.itemsize), (width,))
-        return da.map_blocks(_rows_block, fn, dtype=dtype, chunks=chunks, meta=np.empty((0, 0), dtype=dtype))
-
     def synchronize(self) -> None:
         """Nothing to wait for: arrays compute when asked (``.compute()``)."""
-
-
-def _irfft(x: np.ndarray, n: int) -> np.ndarray:
-    return _NUMPY.irfft(x, n)
-
-
-def _count_nonzero(x: np.ndarray) -> np.ndarray:
-    return np.count_nonzero(x, axis=-1)

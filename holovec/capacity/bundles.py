@@ -7,7 +7,7 @@ import functools
 import math
 from typing import Any
 
-from .._validation import check_int, check_number
+from .._params import POSITIVE_INT, Interval
 from ..models.base import VSAModel
 from ..models.registry import build_model, model_class
 from .gaussian import found_probability
@@ -51,15 +51,13 @@ def check_query(query: Any) -> str:
 
 
 def check_accuracy(value: Any) -> float:
-    value = check_number(value, "accuracy")
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"accuracy must be a probability in (0, 1), got {value}")
+    value = Interval(0, 1, closed="neither", words="a probability").check("accuracy", value)
     return value
 
 
 def check_sizes(n_items: Any, k: Any, query: str) -> tuple[int, int]:
-    n_items = check_int(n_items, "n_items", minimum=1)
-    k = check_int(k, "k", minimum=1)
+    n_items = POSITIVE_INT.check("n_items", n_items)
+    k = POSITIVE_INT.check("k", k)
     if query == "member" and k > n_items:
         raise ValueError(
             f"k must be at most n_items ({n_items}): k items are drawn from the codebook, got k={k}"
@@ -124,7 +122,7 @@ def accuracy(model: Any, dim: int, n_items: int, k: int, *, query: str = "member
     """
     query = check_query(query)
     cls, pairs = resolve(model, options)
-    dim = check_int(dim, "dim", minimum=1)
+    dim = POSITIVE_INT.check("dim", dim)
     n_items, k = check_sizes(n_items, k, query)
     return probability(measured(cls, pairs, k, query), dim, distractors(n_items, k, query))
 
@@ -138,6 +136,21 @@ def dimension(
     Parameters are those of :func:`accuracy`; ``accuracy`` is the target probability, in
     (0, 1). A model with a shape (VTB's squares, GHRR's blocks, packed BSC's words) gets
     the smallest dimension of that shape at or above the unconstrained answer.
+
+    Parameters
+    ----------
+    model : VSAModel, str or type
+        A dense model, a model name or a model class (as for :func:`accuracy`).
+    n_items : int
+        Number of candidate items the answer is chosen among.
+    k : int
+        Number of items bundled (pairs stored for a lookup).
+    accuracy : float, optional
+        Probability with which each item must be found.
+    query : str, optional
+        ``"member"``, ``"lookup"`` or ``"symmetric"`` (as for :func:`accuracy`).
+    **options : object
+        The model's options, where ``model`` is a name.
 
     Examples
     --------
@@ -192,6 +205,21 @@ def max_items(
     number of pairs (values may repeat). The first call measures the statistics at a few
     ``k`` (a second or so where the answer is in the thousands).
 
+    Parameters
+    ----------
+    model : VSAModel, str or type
+        A dense model, a model name or a model class (as for :func:`accuracy`).
+    dim : int
+        The dimension of the vectors.
+    n_items : int
+        Number of candidate items the answer is chosen among.
+    accuracy : float, optional
+        Probability with which each item must be found.
+    query : str, optional
+        ``"member"``, ``"lookup"`` or ``"symmetric"`` (as for :func:`accuracy`).
+    **options : object
+        The model's options, where ``model`` is a name.
+
     Examples
     --------
     >>> from holovec import capacity
@@ -200,8 +228,8 @@ def max_items(
     """
     query = check_query(query)
     cls, pairs = resolve(model, options)
-    dim = check_int(dim, "dim", minimum=1)
-    n_items = check_int(n_items, "n_items", minimum=1)
+    dim = POSITIVE_INT.check("dim", dim)
+    n_items = POSITIVE_INT.check("n_items", n_items)
     target = check_accuracy(accuracy)
 
     def reaches(k: int) -> bool:
@@ -238,7 +266,18 @@ def bundle_statistics(model: Any, k: int, *, query: str = "member", **options: A
     >>> stats = capacity.bundle_statistics("MAP", 3)
     >>> round(stats.item_mean, 2)  # a sign bundle of 3: the central binomial coefficient 1/2
     0.5
+
+    Parameters
+    ----------
+    model : VSAModel, str or type
+        A dense model, a model name or a model class (as for :func:`accuracy`).
+    k : int
+        Number of items bundled (pairs stored for a lookup).
+    query : str, optional
+        ``"member"``, ``"lookup"`` or ``"symmetric"`` (as for :func:`accuracy`).
+    **options : object
+        The model's options, where ``model`` is a name.
     """
     query = check_query(query)
     cls, pairs = resolve(model, options)
-    return measured(cls, pairs, check_int(k, "k", minimum=1), query)
+    return measured(cls, pairs, POSITIVE_INT.check("k", k), query)

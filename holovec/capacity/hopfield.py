@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int
+from .._params import NON_NEGATIVE_INT, POSITIVE_INT
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
@@ -68,8 +68,13 @@ def hopfield_capacity(dim: int) -> int:
 
     >>> hopfield_capacity(10_000)
     1379
+
+    Parameters
+    ----------
+    dim : int
+        Number of neurons (the vectors' dimension).
     """
-    dim = check_int(dim, "dim", minimum=1)
+    dim = POSITIVE_INT.check("dim", dim)
     return math.floor(hopfield_critical_load() * dim)
 
 
@@ -84,9 +89,16 @@ def hopfield_error(n_patterns: int, dim: int) -> float:
     0.012
     >>> hopfield_error(200, 1000)
     0.5
+
+    Parameters
+    ----------
+    n_patterns : int
+        Number of stored patterns.
+    dim : int
+        Number of neurons (the vectors' dimension).
     """
-    n_patterns = check_int(n_patterns, "n_patterns", minimum=0)
-    dim = check_int(dim, "dim", minimum=1)
+    n_patterns = NON_NEGATIVE_INT.check("n_patterns", n_patterns)
+    dim = POSITIVE_INT.check("dim", dim)
     alpha = n_patterns / dim
     y_c, alpha_c = critical_point()
     if alpha == 0.0:

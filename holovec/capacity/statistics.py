@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import kernels
 from ..models.registry import build_model, model_class
 from ..random import fold_in
 from ..vsa import VSA
@@ -55,6 +56,17 @@ class BundleStatistics(NamedTuple):
     At dimension ``dim`` the item found scores ``item_mean`` with standard deviation
     ``item_spread / sqrt(dim)``; a distractor scores ``other_mean`` with standard deviation
     ``other_spread / sqrt(dim)``.
+
+    Parameters
+    ----------
+    item_mean : float
+        Mean score of the item found.
+    item_spread : float
+        Standard deviation of its score, times ``sqrt(dim)``.
+    other_mean : float
+        Mean score of a distractor.
+    other_spread : float
+        Standard deviation of a distractor's score, times ``sqrt(dim)``.
     """
 
     item_mean: float
@@ -248,8 +260,8 @@ def measure_summed(twin: Any, k: int, query: str, chunk: int) -> tuple[np.ndarra
     scores = np.asarray(twin.to_numpy(twin.similarity(queries, items)), dtype=np.float64)
     probe = np.asarray(twin.score_operand(memory), dtype=np.float64)
     # the block's dot products with the bundle; their mean over all k from the sums
-    dots = twin.backend.matmul(operand, probe)
+    dots = kernels.matmul(twin.backend, operand, probe)
     spread = np.var(dots)
     slope = 0.0 if spread == 0 else float(np.mean((dots - dots.mean()) * (scores - scores.mean())) / spread)
-    correction = slope * (float(twin.backend.vecdot(targets, probe)) / k - float(dots.mean()))
+    correction = slope * (float(kernels.vecdot(twin.backend, targets, probe)) / k - float(dots.mean()))
     return scores + correction, np.asarray(twin.to_numpy(queries))

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..backends import DTYPE_KINDS, dtype_name
 from ..models.base import VSAModel
 
@@ -80,8 +81,10 @@ class Sums:
         """``weights @ lifted`` for real weights (complex lifted vectors: on the real view)."""
         backend = self.model.backend
         if not self.complex:
-            return backend.matmul(weights, lifted)
-        return backend.complex_view(backend.matmul(weights, backend.real_view(lifted)))
+            return kernels.matmul(backend, weights, lifted)
+        return kernels.complex_view(
+            backend, kernels.matmul(backend, weights, kernels.real_view(backend, lifted))
+        )
 
     @property
     def real_dtype(self) -> Any:

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import SINCE
 from ..backends import dtype_name
 from ..models.base import VSAModel
 from ..random import Purpose, random_words
-from ._jit import compiled
 from ._values import check_values, empty_vectors, host_backend, is_empty
 from .base import Encoder
 from .fpe_decode import ExponentSearch
@@ -101,7 +101,7 @@ class PhaseEncoder(ExponentSearch, Encoder, ABC):
         they are rounded to the model's float type and moved to its device. Refuses
         settings whose exponents or phases the backend's floats cannot represent."""
         theta = np.where(self._codec.fixed, 0.0, theta)
-        wide = self.backend.default_float_dtype()
+        wide = kernels.default_float_dtype(self.backend)
         self._check_representable(theta, np.dtype(dtype_name(wide)))
         self.theta_host = theta.astype(self._codec.np_real)
         self._theta = self._to_backend(self.theta_host, self._codec.real)
@@ -157,7 +157,7 @@ class PhaseEncoder(ExponentSearch, Encoder, ABC):
 
     def _bounds_check(self, points: Any, low: np.ndarray, high: np.ndarray, clip: bool) -> Any:
         """``points`` if every axis lies in ``[low, high]``, clipped if ``clip``, else ValueError."""
-        xp, wide = self.xp, self.backend.default_float_dtype()
+        xp, wide = self.xp, kernels.default_float_dtype(self.backend)
         lo, hi = self._to_backend(low, wide), self._to_backend(high, wide)
         if clip:
             return xp.minimum(xp.maximum(points, lo), hi)
@@ -179,11 +179,10 @@ class PhaseEncoder(ExponentSearch, Encoder, ABC):
         """Checked points ``(..., k)`` -> vectors ``(..., dim)``: one compiled program per
         model and configuration on JAX, shared by all such encoders."""
         period = self.period if self._wrap else None
-        fn = compiled(
-            self.model.kernel_cache,
-            ("fpe", self.n_axes, period),
+        fn = self.backend.program(
             partial(fpe_vectors, self._codec, self.n_axes, period),
-            self.backend,
+            (self.model.config_key, "fpe", self.n_axes, period),
+            keep=self.model.kernel_cache,
         )
         return fn(points, self._theta, self._half_offset_b, self._double_scale_b)
 
@@ -198,6 +197,14 @@ class PhaseEncoder(ExponentSearch, Encoder, ABC):
         """One value (a point for ``n_features=k``) or an array of them -> vectors ``(..., dim)``.
 
         ``clip`` overrides the encoder's ``clip`` for this call.
+
+        Parameters
+        ----------
+        values : array_like
+            One value (a point for ``n_features=k``) or an array of them.
+        clip : bool, optional
+            Whether values outside the range are clipped to it; ``None`` for the encoder's
+            ``clip``.
         """
         points = self._checked(values, self.clip if clip is None else clip)
         if is_empty(tuple(points.shape[:-1])):  # no FFT of zero rows (torch's MKL refuses it)
@@ -215,6 +222,11 @@ class PhaseEncoder(ExponentSearch, Encoder, ABC):
         For ``n_features=k``, ``distance`` has shape ``(..., k)`` and the kernel is the product of
         the axes' kernels (their phases are independent). For HRR the zero (and Nyquist)
         frequency is fixed, which adds ``(1 - kernel) * n_fixed / dim`` (about ``1 / dim``).
+
+        Parameters
+        ----------
+        distance : array_like
+            Distances between two values (scalars or arrays).
         """
         d = np.asarray(distance, dtype=np.float64)
         d = d[..., None] if self.n_features is None else d

@@ -9,31 +9,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._deprecation import SINCE, shim, warn
-from .._params import NONE, POSITIVE_INT, Either, Flag, Interval, Options, Rule
-
-
-@dataclass(frozen=True)
-class Number(Interval):
-    """An :class:`~holovec._params.Interval` of real numbers in which an int too large for
-    a float is a bad value (``ValueError``), as every other number that is not finite;
-    ``words`` (e.g. "positive") lead its description."""
-
-    words: str = ""
-
-    def holds(self, value: Any) -> bool:
-        try:
-            return super().holds(value)
-        except OverflowError:  # math.isfinite of an int of hundreds of digits
-            return False
-
-    def describe(self) -> str:
-        return f"{self.words} ({super().describe()})" if self.words else super().describe()
+from .._params import Interval, Options, Rule
 
 
 class Word(Rule):
@@ -77,25 +58,12 @@ class PerAxis(Rule):
         return f"{self.rule.describe()}, or a non-empty sequence of them{self.note}"
 
 
-#: a finite number (a value's low or high end, say)
-FINITE = Number()
-#: a finite number above 0 (a bandwidth, a period)
-POSITIVE_NUMBER = Number(0, closed="neither", words="positive")
 #: the number of levels of a level code: at least two
 LEVELS = Interval(2, integral=True)
-#: True or False
-FLAG = Flag()
-#: None (not given) or a positive int
-OPTIONAL_POSITIVE_INT = Either(NONE, POSITIVE_INT)
 
 __all__ = [
-    "FINITE",
-    "FLAG",
     "LEVELS",
-    "OPTIONAL_POSITIVE_INT",
-    "POSITIVE_NUMBER",
     "Items",
-    "Number",
     "Options",
     "Pair",
     "PerAxis",

@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import REFUSED_ARRAY_TYPES, check_known_shape, check_number
+from .. import kernels
+from .._params import FINITE, KNOWN_SHAPE
 from ..backends import DTYPE_KINDS, backend_name_of, dtype_name, get_backend
+from ..backends.arrays import REFUSED_ARRAY_TYPES
 from ..backends.base import check_has_data
 
 #: array classes whose values do not mean what a plain array's do (np.matrix, masked arrays)
@@ -41,7 +43,7 @@ def host_backend() -> Any:
 
 def index_dtype(backend: Any) -> Any:
     """The widest integer dtype of the backend for indices (int64, or int32 on JAX without x64)."""
-    return backend.dtype("int64" if backend.supports_dtype("int64") else "int32")
+    return backend.dtype("int64" if kernels.supports_dtype(backend, "int64") else "int32")
 
 
 def per_axis(value: Any, name: str, k: int) -> np.ndarray:
@@ -52,8 +54,8 @@ def per_axis(value: Any, name: str, k: int) -> np.ndarray:
             raise ValueError(
                 f"{name} must be a number or a sequence of {k} numbers (one per axis), got {value!r}"
             )
-        return np.array([check_number(v, f"{name}[{i}]") for i, v in enumerate(items)])
-    return np.full(k, check_number(value, name))
+        return np.array([FINITE.check(f"{name}[{i}]", v) for i, v in enumerate(items)])
+    return np.full(k, FINITE.check(name, value))
 
 
 def _fits_float(v: Any) -> bool:
@@ -194,11 +196,26 @@ def check_values(
     backend's widest float, and for values outside ``[low, high]`` unless ``clip=True``
     (then they are clipped, as asked). Inside a ``jax.jit`` or ``torch.compile`` trace the
     values cannot be read, so only their type is checked there.
+
+    Parameters
+    ----------
+    backend : str or Backend
+        The backend whose float array is returned.
+    values : array_like
+        Scalars, lists or arrays of real numbers.
+    low : float, optional
+        Lower end of the valid range; ``None`` for no bound.
+    high : float, optional
+        Upper end of the valid range; ``None`` for no bound.
+    clip : bool, optional
+        Whether values outside ``[low, high]`` are clipped (else ``ValueError``).
+    name : str, optional
+        The parameter's name, for the error messages.
     """
     xp = backend.xp
-    real = backend.default_float_dtype()
+    real = kernels.default_float_dtype(backend)
     check_has_data(values, name)
-    check_known_shape(values, name)
+    KNOWN_SHAPE.check(name, values)
     if not isinstance(values, (np.ndarray, np.generic, list, tuple)) and not backend.is_array(values):
         framework = backend_name_of(values)
         if framework is not None or hasattr(values, "__dlpack__"):

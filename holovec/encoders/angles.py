@@ -14,12 +14,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import keyword_only_after
-from .._params import POSITIVE_INT, Rule
+from .._params import POSITIVE, POSITIVE_INT, Rule
 from ..backends import dtype_name
 from ..models.base import VSAModel
 from ._phase_encoder import PhaseEncoder, harmonic_phases
-from ._rules import POSITIVE_NUMBER, PerAxis
+from ._rules import PerAxis
 
 __all__ = ["PeriodicAngleEncoder"]
 
@@ -41,6 +42,19 @@ class PeriodicAngleEncoder(PhaseEncoder):
     ``period / (2 (K + 1))``) at the cost of smoothness; the default 3 (as in HoloVec)
     gives a broad kernel whose first zero is at ``period / 8``.
 
+    Parameters
+    ----------
+    model : VSAModel
+        An FHRR or HRR model (``TypeError`` otherwise).
+    period : float, optional
+        The period of the quantity (``2 pi`` for angles in radians).
+    harmonics : int | Sequence[int], optional
+        The harmonics the frequencies are drawn from: ``1 .. harmonics`` for an int, else
+        the given whole numbers.
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
+
     Examples
     --------
     >>> import math
@@ -55,7 +69,7 @@ class PeriodicAngleEncoder(PhaseEncoder):
     """
 
     _parameter_rules: ClassVar[dict[str, Rule]] = {
-        "period": POSITIVE_NUMBER,
+        "period": POSITIVE,
         "harmonics": PerAxis(POSITIVE_INT, note=""),
     }
 
@@ -71,7 +85,7 @@ class PeriodicAngleEncoder(PhaseEncoder):
         super().__init__(model, seed=seed, period=period, harmonics=harmonics)
         self.n_features = None
         self.period = float(period)
-        wide = np.finfo(np.dtype(dtype_name(self.backend.default_float_dtype())))
+        wide = np.finfo(np.dtype(dtype_name(kernels.default_float_dtype(self.backend))))
         if self.period > wide.max:
             raise ValueError(
                 f"period {self.period:g} does not fit the backend's {wide.dtype.name} floats "

@@ -7,12 +7,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._params import Rule, check_parameters, parameter_rules
 from ..backends import register_static
 from ..models.base import VSAModel
 from ..models.registry import model_class, model_names
 from ..random import check_seed
-from ._jit import compiled
 from ._values import check_values
 
 __all__ = ["Encoder", "check_values"]
@@ -27,6 +27,16 @@ class Encoder:
     so they serve every model their maths allows, including models a user registers. An
     encoder that needs a particular algebra overrides :meth:`supports` and states the
     need in ``requires``; other models raise ``TypeError``.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
+    **parameters : object
+        The subclass's parameters, checked against its ``_parameter_rules``.
     """
 
     #: what :meth:`supports` asks of a model, in words (empty: nothing)
@@ -41,7 +51,13 @@ class Encoder:
     @classmethod
     def supports(cls, model: VSAModel | type[VSAModel]) -> bool:
         """Whether the encoder can serve ``model`` (a model, or a model class: only the
-        capabilities a class declares are read)."""
+        capabilities a class declares are read).
+
+        Parameters
+        ----------
+        model : VSAModel | type[VSAModel]
+            A model, or a model class (only the capabilities a class declares are read).
+        """
         return True
 
     @classmethod
@@ -84,14 +100,14 @@ class Encoder:
 
     def _rows_of_vectors(self, x: Any) -> Any:
         """Checked input whose rows become vectors, grouped for the backend's chunks (a
-        partitioned backend then encodes chunks of a bounded size: ``Backend.chunk_rows``)."""
+        partitioned backend then encodes chunks of a bounded size: ``kernels.chunk_rows``)."""
         itemsize = getattr(self.model.dtype, "itemsize", 8)
-        return self.backend.chunk_rows(x, self.model.vector_length * itemsize)
+        return kernels.chunk_rows(self.backend, x, self.model.vector_length * itemsize)
 
     def _program(self, method: str) -> Any:
         """This encoder's pure array method ``method``, compiled once where the backend
         compiles (JAX: one program instead of one kernel per operation and shape)."""
-        return compiled(self._programs, method, getattr(self, method), self.backend)
+        return self.backend.program(getattr(self, method), method, keep=self._programs, share=False)
 
     def __getstate__(self) -> dict:
         # compiled programs do not pickle; a copy compiles its own on first use

@@ -28,11 +28,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._deprecation import keyword_only_after, renamed_arguments
-from .._params import NONE, POSITIVE_INT, Either, Rule
+from .._params import FINITE, FLAG, NONE, OPTIONAL_POSITIVE_INT, POSITIVE, POSITIVE_INT, Either, Rule
 from ..models.base import VSAModel
 from ..random import Purpose, random_normal, random_phases, random_uniform
 from ._phase_encoder import PhaseEncoder, harmonic_phases
-from ._rules import FINITE, FLAG, OPTIONAL_POSITIVE_INT, POSITIVE_NUMBER, PerAxis, Word
+from ._rules import PerAxis, Word
 from ._values import host_backend, per_axis
 from .angles import PeriodicAngleEncoder
 
@@ -87,17 +87,25 @@ class FractionalPowerEncoder(PhaseEncoder):
 
     Parameters
     ----------
-    model : an FHRR or HRR model (TypeError otherwise)
-    min_val, max_val : the range of the values (numbers, or one per axis for ``n_features``)
-    bandwidth : the number of kernel widths across the range (``beta * (max_val - min_val)``);
-        larger is sharper: more resolution, less generalisation
-    seed : seed of the phases (``None``: fresh ones); keyword-only
-    kernel : ``"sinc"``, ``"gaussian"``, ``"laplace"``, ``"cauchy"`` or ``"periodic"``
-    n_features : ``None`` for scalars; ``k`` for points of ``k`` coordinates (spatial semantic
+    model : VSAModel
+        An FHRR or HRR model (``TypeError`` otherwise).
+    min_val, max_val : float or array_like
+        The range of the values (numbers, or one per axis for ``n_features``).
+    bandwidth : float or array_like, optional
+        The number of kernel widths across the range (``beta * (max_val - min_val)``);
+        larger is sharper: more resolution, less generalisation.
+    seed : int, optional
+        Seed of the phases (``None``: fresh ones); keyword-only.
+    kernel : str, optional
+        ``"sinc"``, ``"gaussian"``, ``"laplace"``, ``"cauchy"`` or ``"periodic"``.
+    n_features : int, optional
+        ``None`` for scalars; ``k`` for points of ``k`` coordinates (spatial semantic
         pointers): one independent base per axis, and ``z(p)`` is the binding of the axes'
-        encodings, ``exp(1j * sum_a beta_a (p_a - min_a) theta_a)``
-    period : the period of the ``periodic`` kernel (default: the range)
-    clip : clip values outside the range instead of raising ``ValueError``
+        encodings, ``exp(1j * sum_a beta_a (p_a - min_a) theta_a)``.
+    period : float, optional
+        The period of the ``periodic`` kernel (default: the range).
+    clip : bool, optional
+        Clip values outside the range instead of raising ``ValueError``.
 
     Examples
     --------
@@ -118,10 +126,10 @@ class FractionalPowerEncoder(PhaseEncoder):
     _parameter_rules: ClassVar[dict[str, Rule]] = {
         "min_val": PerAxis(FINITE),
         "max_val": PerAxis(FINITE),
-        "bandwidth": PerAxis(POSITIVE_NUMBER),
+        "bandwidth": PerAxis(POSITIVE),
         "kernel": Word(*KERNELS),
         "n_features": OPTIONAL_POSITIVE_INT,
-        "period": Either(NONE, PerAxis(POSITIVE_NUMBER)),
+        "period": Either(NONE, PerAxis(POSITIVE)),
         "clip": FLAG,
     }
 
@@ -224,6 +232,28 @@ class VectorFPE(FractionalPowerEncoder):
     semantic pointers, Komer et al. 2019): one random base per axis, and a point's vector is
     the binding of its coordinates' encodings. ``encode`` takes arrays of shape
     ``(..., n_features)``.
+
+    Parameters
+    ----------
+    model : VSAModel
+        An FHRR or HRR model (``TypeError`` otherwise).
+    n_features : int
+        Number of coordinates of an input point.
+    min_val : object
+        The lower end of the range (a number, or one per axis).
+    max_val : object
+        The upper end of the range (a number, or one per axis).
+    bandwidth : object, optional
+        The number of kernel widths across the range: larger is sharper.
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
+    kernel : str, optional
+        ``"sinc"``, ``"gaussian"``, ``"laplace"``, ``"cauchy"`` or ``"periodic"``.
+    period : object, optional
+        The period of the ``periodic`` kernel; ``None`` for the range.
+    clip : bool, optional
+        Whether values outside the range are clipped to it (else ``ValueError``).
 
     Examples
     --------

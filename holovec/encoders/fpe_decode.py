@@ -10,12 +10,13 @@ vertex of a parabola, and Newton steps on the similarity for all axes at once.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
-from ._jit import compiled
+from .. import kernels
+from .._params import Interval
 from ._values import check_vectors, is_empty, pick
 
 #: a decode table larger than this is made chunk by chunk on each call instead of kept
@@ -94,7 +95,7 @@ class ExponentSearch:
             grid = np.stack([m.reshape(-1) for m in mesh], axis=-1)
             nbytes = grid.shape[0] * self.model.vector_length * np.dtype(self.model.dtype_name).itemsize
             table = self._vectors(self._to_backend(grid, self._codec.real)) if nbytes <= TABLE_BYTES else None
-            on_backend = self._to_backend(grid, self.backend.default_float_dtype())
+            on_backend = self._to_backend(grid, kernels.default_float_dtype(self.backend))
             self._decode_cache[key] = (grid, on_backend, table, [s for _, s in axes])
         return self._decode_cache[key]
 
@@ -164,9 +165,9 @@ class ExponentSearch:
         limit = self._to_backend(np.array(step), u.dtype)
         for _ in range(self.newton_steps):
             phases = codec.phases(xp.astype(u, codec.real), self._theta)
-            r = spectrum * self.backend.unit_phasor(-phases)
+            r = spectrum * kernels.unit_phasor(self.backend, -phases)
             re = xp.real(r)
-            product, weights_t = self.backend.matmul, xp.matrix_transpose(weights)
+            product, weights_t = partial(kernels.matmul, self.backend), xp.matrix_transpose(weights)
             gradient = xp.astype(product(xp.imag(r), weights_t), u.dtype)  # (n, k)
             if k == 1:
                 curvature = xp.astype(product(re, xp.matrix_transpose(weights * weights)), u.dtype)
@@ -181,7 +182,7 @@ class ExponentSearch:
                 ok = xp.all(diagonal > 0, axis=-1, keepdims=True)
                 eye = xp.eye(k, dtype=u.dtype, device=self.backend.device)
                 safe = xp.where(ok[..., None], hessian, eye)
-                with self.backend.full_precision():  # (the LU solve may multiply inside)
+                with kernels.full_precision(self.backend):  # (the LU solve may multiply inside)
                     delta = xp.linalg.solve(safe, gradient[..., None])[..., 0]
                 ok = ok & (xp.sum(delta * gradient, axis=-1, keepdims=True) > 0)
                 delta = xp.where(ok, delta, 0)
@@ -205,7 +206,7 @@ class ExponentSearch:
             u = xp.take(grid, xp.argmax(self.model.similarity_matrix(q, table), axis=-1), axis=0)
             return self._polish(q, u, fine, weights, steps)
 
-        program = compiled(self._decode_cache, ("search", steps), search, self.backend)
+        program = self.backend.program(search, ("search", steps), keep=self._decode_cache, share=False)
         return program(q, on_backend, table, fine, weights)
 
     def _polish(self, q: Any, u: Any, fine: tuple[Any, ...], weights: Any, steps: tuple[float, ...]) -> Any:
@@ -216,7 +217,7 @@ class ExponentSearch:
 
     def _finish(self, u: Any) -> Any:
         """Exponents back into the encoder's domain (clamped, or wrapped for periodic axes)."""
-        xp, wide = self.xp, self.backend.default_float_dtype()
+        xp, wide = self.xp, kernels.default_float_dtype(self.backend)
         periodic_host = self._period_u <= self._span * (1 + 1e-12)
         period = self._to_backend(np.where(periodic_host, self._period_u, 1.0), wide)
         periodic = self._to_backend(periodic_host, self.backend.dtype("bool"))
@@ -238,15 +239,24 @@ class ExponentSearch:
         three best similarities, and finish with ``newton_steps`` Newton steps. Returns a
         0-d array for one vector, else shape ``(...)`` (``(..., k)`` for ``n_features=k``), in the
         backend's widest float type.
+
+        Parameters
+        ----------
+        vectors : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        resolution : int, optional
+            Number of grid points of the coarse search; ``None`` for the default.
         """
         model, xp = self.model, self.xp
         if resolution is not None:
-            resolution = check_int(resolution, "resolution", 2)
+            resolution = Interval(2, integral=True).check("resolution", resolution)
         vectors = check_vectors(model, vectors, "vectors")
         batch = tuple(vectors.shape[:-1])
         shape = batch if self.n_features is None else (*batch, self.n_axes)
         if is_empty(batch):
-            return xp.zeros(shape, dtype=self.backend.default_float_dtype(), device=self.backend.device)
+            return xp.zeros(
+                shape, dtype=kernels.default_float_dtype(self.backend), device=self.backend.device
+            )
         q = xp.reshape(vectors, (-1, model.vector_length))
         values = self._search(q, resolution)
         return xp.reshape(values, shape)

@@ -31,13 +31,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import SINCE
-from .._params import POSITIVE_INT, Rule
-from .._validation import check_number
+from .._params import FINITE, FLAG, POSITIVE_INT, Rule
 from ..models.base import VSAModel
 from ..random import Purpose, fold_in
 from ._common import Sums, block_rows, level_step, quantize, take_rows
-from ._rules import FINITE, FLAG, LEVELS, Pair, range_alias
+from ._rules import LEVELS, Pair, range_alias
 from ._values import check_values, empty_vectors
 from .base import Encoder
 from .levels import LevelCodes
@@ -50,18 +50,23 @@ class ImageEncoder(Encoder):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         Any holovec model (fast matrix-product path: MAP, MAP-C, MAP-I, FHRR, BSC).
-    shape:
+    shape : tuple[int, int], optional
         ``(height, width)`` of the images.
-    levels:
+    levels : int, optional
         Number of quantised pixel values (graded: neighbouring levels similar, the
         darkest and brightest unrelated).
-    min_val, max_val:
+    min_val, max_val : float, optional
         The range of the pixel values (default 0 to 255); values are quantised to
         ``round((v - min_val) / (max_val - min_val) * (levels - 1))``. Values outside
         raise ``ValueError`` unless ``clip=True``; NaN and infinity always raise.
         (``value_range=(low, high)`` is a deprecated alias of both.)
+    clip : bool, optional
+        Whether values outside the range are clipped to it (else ``ValueError``).
+    seed : int, optional
+        Seed of the level and position vectors; ``None`` draws them from the model's
+        generator.
 
     Examples
     --------
@@ -142,7 +147,13 @@ class ImageEncoder(Encoder):
         return self.level_codes.vectors()
 
     def quantize(self, images: Any) -> np.ndarray:
-        """Checked images as level indices (host ints, same shape)."""
+        """Checked images as level indices (host ints, same shape).
+
+        Parameters
+        ----------
+        images : array_like
+            One image ``(H, W)`` or a batch ``(n, H, W)``.
+        """
         values = check_values(
             self.model.backend,
             images,
@@ -159,7 +170,13 @@ class ImageEncoder(Encoder):
         return quantize(self.model, values, self.min_val, self.max_val, self.levels)
 
     def encode(self, images: Any) -> Any:
-        """One image ``(H, W)`` -> one vector; a batch ``(n, H, W)`` -> ``(n, vector_length)``."""
+        """One image ``(H, W)`` -> one vector; a batch ``(n, H, W)`` -> ``(n, vector_length)``.
+
+        Parameters
+        ----------
+        images : array_like
+            One image ``(H, W)`` or a batch ``(n, H, W)``.
+        """
         q = self.quantize(images)
         single = q.ndim == 2
         return self._encode_quantized(q.reshape(-1, self.n_pixels), single)
@@ -175,7 +192,14 @@ class ImageEncoder(Encoder):
         return out[0] if single else out
 
     def encode_levels(self, levels: Any) -> Any:
-        """Like :meth:`encode` for images already given as level indices ``0..levels-1``."""
+        """Like :meth:`encode` for images already given as level indices ``0..levels-1``.
+
+        Parameters
+        ----------
+        levels : array_like
+            Level indices ``0 .. levels - 1`` of one image ``(H, W)`` or a batch ``(n, H,
+            W)``.
+        """
         q = np.asarray(levels)
         if q.dtype.kind not in "iu" or q.ndim not in (2, 3) or q.shape[-2:] != self.shape:
             raise ValueError(f"levels must be integer arrays of shape {self.shape} or (n, *shape)")
@@ -204,7 +228,7 @@ class ImageEncoder(Encoder):
             if first < last:
                 block = ordered[:, first:last]
                 groups.append(
-                    (level, model.backend.real_view(block) if sums.complex else block, last - first)
+                    (level, kernels.real_view(model.backend, block) if sums.complex else block, last - first)
                 )
         ends = sums.lift(codes.ends)
         self._plan = {
@@ -226,9 +250,9 @@ class ImageEncoder(Encoder):
             levels = model.backend.asarray(q[first : first + step].astype(np.int32))
             parts = []
             for level, block, _ in plan["groups"]:
-                parts.append(model.backend.matmul(xp.astype(levels < level, real), block))
+                parts.append(kernels.matmul(model.backend, xp.astype(levels < level, real), block))
             if sums.complex:
-                t_sorted = xp.concat([model.backend.complex_view(p) for p in parts], axis=1)
+                t_sorted = xp.concat([kernels.complex_view(model.backend, p) for p in parts], axis=1)
             else:
                 t_sorted = xp.concat(parts, axis=1)
             t = xp.take(t_sorted, plan["inverse"], axis=1)
@@ -251,7 +275,13 @@ class ImageEncoder(Encoder):
 
     def encode_reference(self, image: Any) -> Any:
         """The plain definition, for checks: ``model.bundle(bind(L[v_p], P_p) for all p)``
-        of one image (one bundle call over its pixels)."""
+        of one image (one bundle call over its pixels).
+
+        Parameters
+        ----------
+        image : array_like
+            One image ``(H, W)``.
+        """
         q = self.quantize(image)
         if q.ndim != 2:
             raise ValueError("encode_reference takes one image")
@@ -266,4 +296,4 @@ def _split_value_range(value_range: Any) -> tuple[float, float]:
         low, high = value_range
     except (TypeError, ValueError):
         raise TypeError(f"value_range must be a pair (low, high), got {value_range!r}") from None
-    return check_number(low, "value_range[0]"), check_number(high, "value_range[1]")
+    return FINITE.check("value_range[0]", low), FINITE.check("value_range[1]", high)

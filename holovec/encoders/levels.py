@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._params import POSITIVE_INT
 from ..models.base import VSAModel
 from ..random import Purpose, random_words
 from ._values import host_backend
@@ -58,7 +58,7 @@ class LevelCodes:
         strict: bool = False,
     ) -> None:
         self.model = model
-        self.levels = check_int(levels, "levels", 1)
+        self.levels = POSITIVE_INT.check("levels", levels)
         self.seed = seed
         self.atom_size = model.atom_size if model.atoms_exchangeable or strict else 1
         draw = model.draw(2, seed, ends_purpose)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import SINCE, renamed_arguments
 from .._params import POSITIVE_INT, Rule
 from ..models.base import VSAModel
@@ -51,6 +52,24 @@ class NGramEncoder(Encoder):
     distinct n-grams of all texts with a count matrix: ``counts (texts, U) @ grams (U, D)``.
     Models whose bundle is not a sum (BSDC, BSDC-SEG) bundle all n-grams of a text in
     one call.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    n : int, optional
+        The length of the n-grams.
+    symbols : SymbolTable | SymbolCodebook | Sequence[object], optional
+        The symbols: a :class:`SymbolTable`, a :class:`SymbolCodebook` or a list of labels;
+        ``None`` for a table of the encoder's seed.
+    stride : int, optional
+        The step between the starts of consecutive n-grams.
+    method : str, optional
+        ``"bundling"`` (a bag of n-grams) or ``"chaining"`` (the ``k``-th n-gram also
+        permuted by ``k``).
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
 
     Examples
     --------
@@ -119,17 +138,35 @@ class NGramEncoder(Encoder):
         return rows[starts[:, None] + np.arange(self.n)[None, :]]
 
     def ngrams(self, sequence: Sequence[Any] | str) -> list[tuple[Any, ...]]:
-        """The n-grams of a sequence, as tuples of labels (for inspection)."""
+        """The n-grams of a sequence, as tuples of labels (for inspection).
+
+        Parameters
+        ----------
+        sequence : Sequence[object] | str
+            A text, or a sequence of labels.
+        """
         items = list(sequence)
         return [tuple(items[s : s + self.n]) for s in range(0, len(items) - self.n + 1, self.stride)]
 
     def encode(self, sequence: Sequence[Any] | str) -> Any:
-        """One text (or sequence of labels) -> one vector."""
+        """One text (or sequence of labels) -> one vector.
+
+        Parameters
+        ----------
+        sequence : Sequence[object] | str
+            A text, or a sequence of labels.
+        """
         return self._encode([sequence])[0]
 
     def encode_batch(self, sequences: Iterable[Sequence[Any] | str]) -> Any:
         """Many texts -> ``(n_texts, vector_length)``, equal to encoding each (no texts ->
-        ``(0, vector_length)``)."""
+        ``(0, vector_length)``).
+
+        Parameters
+        ----------
+        sequences : Iterable[Sequence[object] | str]
+            Texts, or sequences of labels.
+        """
         sequences = list(sequences)
         if not sequences:  # no texts: no vectors
             return empty_vectors(self.model, (0,))
@@ -214,7 +251,7 @@ class NGramEncoder(Encoder):
 
         # blocks bound the memory; on NumPy they also run on every core
         step = block_rows(sums.width * 2)
-        parts = model.backend.map_chunks(block_sum, range(0, len(prefixes), step))
+        parts = kernels.map_chunks(model.backend, block_sum, range(0, len(prefixes), step))
         total = parts[0]
         for part in parts[1:]:
             total = total + part

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..backends import dtype_name
 from ..models.base import VSAModel
-from ._jit import compiled
 
 #: phase elements per block of rows (1 MiB of float32: stays in cache)
 BLOCK_ELEMENTS = 2**18
@@ -37,7 +37,7 @@ def phase_products(backend: Any, u: Any, theta: Any) -> Any:
     """Phases ``u @ theta`` of exponents ``u`` (n, k) and frequencies ``theta`` (k, n_freq)."""
     if u.shape[-1] == 1:  # one axis: an outer product, exact in every backend
         return u[:, :1] * theta[0]
-    return backend.matmul(u, theta)
+    return kernels.matmul(backend, u, theta)
 
 
 def _phase_vectors(model: VSAModel, u: Any, theta: Any) -> Any:
@@ -78,8 +78,10 @@ class PhaseCodec:
     def from_exponents(self, u: Any, theta: Any) -> Any:
         """``base ** u`` for rows of exponents ``u`` (n, k) in the model's float type: shape (n, dim)."""
         model = self.model
-        fn = compiled(model.kernel_cache, ("phase_vectors",), partial(_phase_vectors, model), self.backend)
+        fn = self.backend.program(
+            partial(_phase_vectors, model), (model.config_key, "phase_vectors"), keep=model.kernel_cache
+        )
         rows = max(1, BLOCK_ELEMENTS // self.n_freq)
-        return self.backend.map_row_blocks(
-            lambda block: fn(block, theta), u, rows, model.vector_length, model.dtype
+        return kernels.map_row_blocks(
+            self.backend, lambda block: fn(block, theta), u, rows, model.vector_length, model.dtype
         )

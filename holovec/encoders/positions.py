@@ -12,12 +12,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import Rule
-from .._validation import check_int, check_number
+from .._params import FINITE, OPTIONAL_POSITIVE_INT, POSITIVE_INT, Rule
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import bundle_segments, permute_rows, power_stack, take_rows
-from ._rules import OPTIONAL_POSITIVE_INT, Options
+from ._rules import Options
 from ._values import check_vectors, empty_vectors
 from .base import Encoder
 from .symbols import (
@@ -43,18 +42,21 @@ class PositionBindingEncoder(Encoder):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         Any holovec model.
-    symbols:
+    symbols : SymbolTable | SymbolCodebook | Sequence[object], optional
         A :class:`SymbolTable` (open vocabulary), a :class:`SymbolCodebook` or a list of
         labels (a fixed alphabet), or None: a table seeded from ``seed``.
-    method:
+    method : str, optional
         ``"permute"`` or ``"bind"``. Permutations repeat with the model's period
         (``dim`` for dense models; the number of blocks for GHRR and of segments for
         BSDC-SEG), so longer sequences there need ``"bind"``.
-    max_length:
+    max_length : int, optional
         Longest sequence accepted (None: any), and the default number of positions
         :meth:`decode` reads.
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
 
     Notes
     -----
@@ -96,7 +98,13 @@ class PositionBindingEncoder(Encoder):
         self._positions: Any = None
 
     def position_vectors(self, n: int) -> Any:
-        """The first ``n`` position vectors of ``method="bind"``: ``(n, vector_length)``."""
+        """The first ``n`` position vectors of ``method="bind"``: ``(n, vector_length)``.
+
+        Parameters
+        ----------
+        n : int
+            Number of positions.
+        """
         if self._positions is None or self._positions.shape[0] < n:
             self._positions = self.model.draw(max(n, 16), self.seed, Purpose.POSITIONS)
         return self._positions[:n]
@@ -124,14 +132,26 @@ class PositionBindingEncoder(Encoder):
         return permute_rows(model, take_rows(model, matrix, rows), positions)
 
     def encode(self, sequence: Sequence[Any] | str) -> Any:
-        """One sequence (a str is a sequence of characters) -> one vector."""
+        """One sequence (a str is a sequence of characters) -> one vector.
+
+        Parameters
+        ----------
+        sequence : Sequence[object] | str
+            A sequence of labels (a str: its characters).
+        """
         rows, matrix = rows_of_sequence(self.symbols, sequence)
         self._check_length(len(rows))
         return self.model.bundle(self._positioned(matrix, rows, np.arange(len(rows))))
 
     def encode_batch(self, sequences: Iterable[Sequence[Any] | str]) -> Any:
         """Many sequences (any lengths) -> ``(n, vector_length)``, equal to encoding each
-        (no sequences -> ``(0, vector_length)``; an empty sequence is a ``ValueError``)."""
+        (no sequences -> ``(0, vector_length)``; an empty sequence is a ``ValueError``).
+
+        Parameters
+        ----------
+        sequences : Iterable[Sequence[object] | str]
+            Sequences of labels (a str: its characters).
+        """
         parts = [rows_of_sequence(self.symbols, s) for s in sequences]
         if not parts:  # no sequences: no vectors
             return empty_vectors(self.model, (0,))
@@ -159,11 +179,26 @@ class PositionBindingEncoder(Encoder):
         result stops before the first position whose best similarity is below it.
         One vector -> a list of labels (or ``(label, similarity)`` pairs with
         ``return_similarity=True``); a batch ``(n, vector_length)`` -> a list of those.
+
+        Parameters
+        ----------
+        vectors : array
+            One encoded sequence, or a batch ``(n, vector_length)``.
+        max_positions : int, optional
+            Number of positions to read; ``None`` for ``max_length``, else 10.
+        threshold : float, optional
+            Similarity a position must reach (reading stops at the first below it); ``None``
+            reads every position.
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The labels to clean up among (a list or a :class:`SymbolCodebook`); ``None`` for
+            the labels seen.
+        return_similarity : bool, optional
+            Whether each label comes with its similarity, as ``(label, similarity)``.
         """
         model = self.model
         m = max_positions if max_positions is not None else (self.max_length or 10)
-        m = check_int(m, "max_positions", 1)
-        threshold = None if threshold is None else check_number(threshold, "threshold")
+        m = POSITIVE_INT.check("max_positions", m)
+        threshold = None if threshold is None else FINITE.check("threshold", threshold)
         vectors = check_vectors(model, vectors, "vectors")
         if vectors.ndim > 2:
             raise ValueError(

@@ -9,12 +9,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import keyword_only_after
-from .._params import Interval, Rule
+from .._params import FLAG, Interval, Rule
 from ..models.base import VSAModel
 from ..random import Purpose, random_words
-from ._jit import compiled
-from ._rules import FLAG, Items
+from ._rules import Items
 from ._values import (
     check_values,
     check_vectors,
@@ -69,6 +69,18 @@ class ResidueEncoder(Encoder):
     table kept after the first call): the most similar code, robust to noise. The default
     ``"auto"`` is exhaustive while that table takes at most 128 MiB.
 
+    Parameters
+    ----------
+    model : VSAModel
+        An FHRR or HRR model (``TypeError`` otherwise).
+    moduli : Sequence[int], optional
+        The moduli, pairwise coprime; their product is the range of the integers.
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
+    clip : bool, optional
+        Whether integers outside ``[0, modulus)`` wrap modulo it (else ``ValueError``).
+
     Examples
     --------
     >>> from holovec import VSA
@@ -114,7 +126,7 @@ class ResidueEncoder(Encoder):
                     )
         self.moduli = moduli
         self.modulus = math.prod(moduli)
-        exact = 2**53 if self.backend.supports_dtype("float64") else 2**24
+        exact = 2**53 if kernels.supports_dtype(self.backend, "float64") else 2**24
         limit = min(2**31 - 1, exact)
         if self.modulus > limit:
             raise ValueError(
@@ -141,7 +153,16 @@ class ResidueEncoder(Encoder):
         self._table: Any = None
 
     def encode(self, values: Any, *, clip: bool | None = None) -> Any:
-        """One integer or an array of integers in ``[0, modulus)`` -> vectors ``(..., dim)``."""
+        """One integer or an array of integers in ``[0, modulus)`` -> vectors ``(..., dim)``.
+
+        Parameters
+        ----------
+        values : array_like
+            One integer or an array of integers in ``[0, modulus)``.
+        clip : bool, optional
+            Whether integers outside the range wrap modulo it; ``None`` for the encoder's
+            ``clip``.
+        """
         xp = self.xp
         clip = self.clip if clip is None else clip
         x = self._rows_of_vectors(check_values(self.backend, values, low=0, high=self.modulus - 1, clip=clip))
@@ -151,11 +172,10 @@ class ResidueEncoder(Encoder):
             raise ValueError("ResidueEncoder encodes integers; got values with a fractional part")
         if is_empty(tuple(x.shape)):  # no FFT of zero rows (torch's MKL refuses it)
             return empty_vectors(self.model, tuple(x.shape))
-        fn = compiled(
-            self.model.kernel_cache,
-            ("residue", self.moduli),
+        fn = self.backend.program(
             partial(_residue_vectors, self._codec, self.moduli),
-            self.backend,
+            (self.model.config_key, "residue", self.moduli),
+            keep=self.model.kernel_cache,
         )
         return fn(x, self._multipliers)
 
@@ -167,7 +187,7 @@ class ResidueEncoder(Encoder):
             for i, m in enumerate(self.moduli):
                 r = xp.arange(m, dtype=self._int, device=self.backend.device)
                 phase = xp.astype((r[:, None] * self._multipliers[i]) % m, codec.real) * (2 * math.pi / m)
-                books.append(self.backend.unit_phasor(phase))
+                books.append(kernels.unit_phasor(self.backend, phase))
             self._codebooks = books
         return self._codebooks[index]
 
@@ -179,7 +199,7 @@ class ResidueEncoder(Encoder):
         re, im = xp.real(spectrum), xp.imag(spectrum)
         if self._weights is not None:
             re, im = re * self._weights, im * self._weights
-        t, product = xp.matrix_transpose, self.backend.matmul
+        t, product = xp.matrix_transpose, partial(kernels.matmul, self.backend)
         return product(re, t(xp.real(book))) + product(im, t(xp.imag(book)))
 
     def _unit(self, spectrum: Any) -> Any:
@@ -210,13 +230,15 @@ class ResidueEncoder(Encoder):
         spectrum = codec.spectrum(q)
         # each modulus alone: the power M / m turns every other modulus's phases into whole
         # turns, and residue r into r * (M / m) mod m
-        angle = xp.astype(xp.atan2(xp.imag(spectrum), xp.real(spectrum)), self.backend.default_float_dtype())
+        angle = xp.astype(
+            xp.atan2(xp.imag(spectrum), xp.real(spectrum)), kernels.default_float_dtype(self.backend)
+        )
         choice = []
         for i, m in enumerate(self.moduli):
             p = self.modulus // m
             powered = angle * p
             powered = powered - xp.floor(powered / (2 * math.pi)) * (2 * math.pi)
-            scores = self._scores(self.backend.unit_phasor(xp.astype(powered, codec.real)), i)
+            scores = self._scores(kernels.unit_phasor(self.backend, xp.astype(powered, codec.real)), i)
             found = xp.astype(xp.argmax(scores, axis=-1), self._int)
             choice.append((found * pow(p, -1, m)) % m)
         # coordinate ascent: each residue the best given the others (exact encodings are
@@ -242,6 +264,14 @@ class ResidueEncoder(Encoder):
         ``sum(moduli)`` instead of ``prod(moduli)``; exact for encodings and their bindings,
         not for noisy vectors); ``"auto"`` (default) is exhaustive while the table of all
         codes takes at most 128 MiB, else moduli.
+
+        Parameters
+        ----------
+        vectors : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        method : str, optional
+            ``"moduli"`` (per modulus, then the Chinese remainder theorem), ``"exhaustive"``
+            (all codes) or ``"auto"``.
         """
         model, xp = self.model, self.xp
         if method not in ("auto", "exhaustive", "moduli"):
@@ -257,7 +287,7 @@ class ResidueEncoder(Encoder):
         if method == "exhaustive":
             if self._table is None:
                 values = xp.arange(
-                    self.modulus, dtype=self.backend.default_float_dtype(), device=self.backend.device
+                    self.modulus, dtype=kernels.default_float_dtype(self.backend), device=self.backend.device
                 )
                 self._table = self.encode(values)
             return xp.reshape(self._program("_decode_exhaustive")(q, self._table), batch)

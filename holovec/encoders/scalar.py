@@ -15,15 +15,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import keyword_only_after
-from .._params import Rule
+from .._params import FINITE, FLAG, Rule
 from ..backends import dtype_name
 from ..compat import levels_argument
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import level_step
-from ._jit import compiled
-from ._rules import FINITE, FLAG, LEVELS
+from ._rules import LEVELS
 from ._values import check_values, check_vectors, empty_vectors, index_dtype, is_empty
 from .base import Encoder
 from .levels import LevelCodes
@@ -73,7 +73,7 @@ class _LevelTable(Encoder):
         if self.min_val >= self.max_val:
             raise ValueError(f"min_val must be below max_val, got min_val={min_val!r}, max_val={max_val!r}")
         self.levels, self.clip = int(levels), clip
-        top = float(np.finfo(np.dtype(dtype_name(self.backend.default_float_dtype()))).max)
+        top = float(np.finfo(np.dtype(dtype_name(kernels.default_float_dtype(self.backend)))).max)
         self.step, self._halved = level_step(self.min_val, self.max_val, self.levels, top)
         self._table: Any = None
 
@@ -86,7 +86,7 @@ class _LevelTable(Encoder):
     def level_values(self) -> Any:
         """The value of each level (the backend's widest float), shape ``(levels,)``."""
         index = self.xp.arange(
-            self.levels, dtype=self.backend.default_float_dtype(), device=self.backend.device
+            self.levels, dtype=kernels.default_float_dtype(self.backend), device=self.backend.device
         )
         return self._values_of(index)
 
@@ -104,19 +104,36 @@ class _LevelTable(Encoder):
         return self.xp.clip(x, self.min_val, self.max_val) if clip else x  # also under tracing
 
     def level_index(self, values: Any, *, clip: bool | None = None) -> Any:
-        """The index of the level nearest to each value (integers, the shape of ``values``)."""
+        """The index of the level nearest to each value (integers, the shape of ``values``).
+
+        Parameters
+        ----------
+        values : array_like
+            One value or an array of values.
+        clip : bool, optional
+            Whether values outside the range are clipped to it; ``None`` for the encoder's
+            ``clip``.
+        """
         return _level_index(
             self.xp, self.min_val, self.step, self.levels, self._halved, self._checked(values, clip)
         )
 
     def encode(self, values: Any, *, clip: bool | None = None) -> Any:
-        """One value or an array of values -> their nearest levels' vectors, ``(..., vector_length)``."""
+        """One value or an array of values -> their nearest levels' vectors, ``(..., vector_length)``.
+
+        Parameters
+        ----------
+        values : array_like
+            One value or an array of values.
+        clip : bool, optional
+            Whether values outside the range are clipped to it; ``None`` for the encoder's
+            ``clip``.
+        """
         key = ("levels", self.min_val, self.step, self.levels, self._halved)
-        fn = compiled(
-            self.model.kernel_cache,
-            key,
+        fn = self.backend.program(
             partial(_level_vectors, self.model, self.min_val, self.step, self.levels, self._halved),
-            self.backend,
+            (self.model.config_key, *key),
+            keep=self.model.kernel_cache,
         )
         x = self._checked(values, clip)
         if is_empty(tuple(x.shape)):
@@ -125,14 +142,22 @@ class _LevelTable(Encoder):
 
     def decode(self, vectors: Any) -> Any:
         """The value of the level most similar to each vector: a 0-d array for one vector, else
-        shape ``(...)`` (one ``similarity_matrix`` against the table)."""
+        shape ``(...)`` (one ``similarity_matrix`` against the table).
+
+        Parameters
+        ----------
+        vectors : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        """
         xp, model = self.xp, self.model
         vectors = check_vectors(model, vectors, "vectors")
         batch = tuple(vectors.shape[:-1])
         if is_empty(batch):
-            return xp.zeros(batch, dtype=self.backend.default_float_dtype(), device=self.backend.device)
+            return xp.zeros(
+                batch, dtype=kernels.default_float_dtype(self.backend), device=self.backend.device
+            )
         best = xp.argmax(model.similarity_matrix(vectors, self._table), axis=-1)
-        return self._values_of(xp.astype(best, self.backend.default_float_dtype()))
+        return self._values_of(xp.astype(best, kernels.default_float_dtype(self.backend)))
 
 
 class LevelEncoder(_LevelTable):
@@ -163,6 +188,23 @@ class LevelEncoder(_LevelTable):
     The two random vectors are ``model``'s own vectors drawn from ``seed`` (bit-identical
     across backends for binary models) and the order of changes comes from
     :mod:`holovec.random`, so the same seed gives the same table on every backend.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    min_val : float
+        The lower end of the values' range.
+    max_val : float
+        The upper end of the values' range.
+    levels : int, optional
+        Number of levels (at least 2); ``None`` for the default.
+    seed : int, optional
+        Seed of the level vectors; ``None`` draws them from the model's generator.
+    clip : bool, optional
+        Whether values outside the range are clipped to it (else ``ValueError``).
+    n_levels : int, optional
+        Deprecated alias of ``levels`` (HoloVec's name).
 
     Examples
     --------
@@ -221,6 +263,23 @@ class ThermometerEncoder(_LevelTable):
     On and off: MAP, MAP-C, MAP-I: +1 and -1; BSC (also bit-packed): 1 and 0; FHRR: the
     phasors +1 and -1; HRR and VTB: +-1/sqrt(D) (the norm of their random vectors). Other
     models (GHRR, BSDC, BSDC-SEG) raise ``TypeError``.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    min_val : float
+        The lower end of the values' range.
+    max_val : float
+        The upper end of the values' range.
+    levels : int, optional
+        Number of levels (at least 2); ``None`` for the default.
+    seed : int, optional
+        Accepted for HoloVec's signature; the codes are deterministic.
+    clip : bool, optional
+        Whether values outside the range are clipped to it (else ``ValueError``).
+    n_bins : int, optional
+        Deprecated alias of ``levels`` (HoloVec's name).
 
     Examples
     --------

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._params import NON_NEGATIVE_INT, POSITIVE_INT
 from ..random import Purpose, fold_in, random_uniform
 from .vector import VectorEncoder
 
@@ -34,6 +34,18 @@ __all__ = ["SinusoidEncoder"]
 
 class SinusoidEncoder(VectorEncoder):
     """Real feature vectors as hypervectors by ``cos(z + b) * sin(z)``, ``z = bandwidth * x @ R``.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes (any model; phasor models take the phases
+        directly).
+    n_features : int
+        Number of coordinates of an input point.
+    bandwidth : float, optional
+        Scale of the projection, ``z = bandwidth * x @ R``: larger is sharper.
+    seed : int, optional
+        Seed of the projection and offsets; ``None`` draws them from the model's generator.
 
     Examples
     --------
@@ -73,7 +85,13 @@ class SinusoidEncoder(VectorEncoder):
 
     def project(self, x: Any) -> Any:
         """The real features before rounding: ``x @ R`` for phasor models (the encoder then
-        takes ``bandwidth`` times it as phases), ``cos(z + b) * sin(z)`` for the others."""
+        takes ``bandwidth`` times it as phases), ``cos(z + b) * sin(z)`` for the others.
+
+        Parameters
+        ----------
+        x : array_like
+            One feature vector ``(n_features,)`` or a batch ``(n, n_features)``.
+        """
         z = super().project(x)
         if self.model.element_kind == "phasor":
             return z
@@ -91,12 +109,17 @@ class SinusoidEncoder(VectorEncoder):
         The new values are seeded by the encoder's seed and the number of earlier
         regenerations, so a run that regenerates the same dimensions in the same order
         gives the same encoder on every backend.
+
+        Parameters
+        ----------
+        dims : array
+            Indices into ``range(dim)`` of the dimensions to redraw.
         """
         model, xp = self.model, self.model.xp
         idx = np.unique(model.backend.to_numpy(model.backend.asarray(dims)).reshape(-1))
         if idx.size and (idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= model.dim):
             raise ValueError(f"dims must be integer indices in [0, {model.dim}), got {idx[:5].tolist()}")
-        self.regenerations = check_int(self.regenerations + 1, "regenerations", 1)
+        self.regenerations = POSITIVE_INT.check("regenerations", self.regenerations + 1)
         if idx.size == 0:
             return
         mask_host = np.zeros(model.dim, dtype=bool)
@@ -109,7 +132,17 @@ class SinusoidEncoder(VectorEncoder):
         self._offsets = xp.where(mask, self._draw_offsets(seed), self.offsets)
 
     def set_state(self, matrix: Any, offsets: Any, regenerations: int) -> None:
-        """Restore a projection and offsets saved from this encoder (after regenerations)."""
+        """Restore a projection and offsets saved from this encoder (after regenerations).
+
+        Parameters
+        ----------
+        matrix : array
+            The projection matrix, ``(n_features, dim)``.
+        offsets : array
+            The offsets ``b``, ``(dim,)``.
+        regenerations : int
+            How many regenerations the saved encoder had made.
+        """
         model = self.model
         shape = (self.n_features, model.dim)
         if tuple(matrix.shape) != shape or tuple(offsets.shape) != (model.dim,):
@@ -119,4 +152,4 @@ class SinusoidEncoder(VectorEncoder):
             )
         self._matrix = model.xp.astype(model.backend.asarray(matrix), self.real_dtype)
         self._offsets = model.xp.astype(model.backend.asarray(offsets), self.real_dtype)
-        self.regenerations = check_int(regenerations, "regenerations", 0)
+        self.regenerations = NON_NEGATIVE_INT.check("regenerations", regenerations)

@@ -13,11 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import Rule
-from .._validation import check_number
+from .._params import FINITE, FLAG, Rule
 from ..models.base import VSAModel
 from ._common import bundle_segments, sqrt_dim_threshold, take_rows
-from ._rules import FLAG
 from ._values import check_vectors, empty_vectors
 from .base import Encoder
 from .symbols import SYMBOLS_RULE, SymbolCodebook, SymbolTable, decode_codebook, resolve_symbols
@@ -36,6 +34,20 @@ class RecordEncoder(Encoder):
     Capacity: a field is read correctly while the bundle's signal for it (about
     ``1/sqrt(k)`` for ``k`` fields) beats the noise of the candidates; e.g. MAP at
     dim 2,000 reads all 20 fields of records over 50 candidate fillers.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    roles : SymbolTable | SymbolCodebook | Sequence[object], optional
+        The roles: a :class:`SymbolTable`, a :class:`SymbolCodebook` or a list of labels;
+        ``None`` for a table of the encoder's seed (namespace ``"role"``).
+    fillers : SymbolTable | SymbolCodebook | Sequence[object], optional
+        The fillers: a :class:`SymbolTable`, a :class:`SymbolCodebook` or a list of labels;
+        ``None`` for a table of the encoder's seed (namespace ``"filler"``).
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
 
     Examples
     --------
@@ -117,7 +129,13 @@ class RecordEncoder(Encoder):
 
     def encode(self, record: Mapping[Any, Any]) -> Any:
         """One record (a mapping role -> filler) -> one vector (several records:
-        :meth:`encode_batch`)."""
+        :meth:`encode_batch`).
+
+        Parameters
+        ----------
+        record : Mapping[object, object]
+            A mapping role -> filler (a label, or a vector of the model).
+        """
         if not isinstance(record, Mapping):
             several = isinstance(record, (list, tuple)) and any(isinstance(r, Mapping) for r in record)
             raise TypeError(
@@ -131,7 +149,13 @@ class RecordEncoder(Encoder):
     def encode_batch(self, records: Iterable[Mapping[Any, Any]]) -> Any:
         """Many records (any numbers of fields) -> ``(n, vector_length)`` (no records ->
         ``(0, vector_length)``; an empty record is a ``ValueError``). Each distinct
-        role-filler pair is bound once, and the records are bundled in chunks."""
+        role-filler pair is bound once, and the records are bundled in chunks.
+
+        Parameters
+        ----------
+        records : Iterable[Mapping[object, object]]
+            Mappings role -> filler.
+        """
         if isinstance(records, Mapping):
             raise TypeError(
                 "encode_batch takes a list of records (mappings); for one record use encode(record)"
@@ -163,7 +187,15 @@ class RecordEncoder(Encoder):
         return _vectors(known, roles)
 
     def unbind(self, records: Any, role: Any) -> Any:
-        """The noisy filler vector(s) of ``role``: ``unbind(records, role)``."""
+        """The noisy filler vector(s) of ``role``: ``unbind(records, role)``.
+
+        Parameters
+        ----------
+        records : array
+            One record's vector, or a batch ``(n, vector_length)``.
+        role : object
+            The role (a label the encoder knows).
+        """
         return self.model.unbind(records, self._role_keys([role])[0])
 
     def decode(
@@ -174,7 +206,17 @@ class RecordEncoder(Encoder):
         every filler seen), all records in one similarity matrix. ``role`` must be one the
         encoder knows (one it has encoded, or one of the ``roles`` it was given): another is
         a ``ValueError``, since unbinding it would give noise, and the nearest filler an
-        unrelated one."""
+        unrelated one.
+
+        Parameters
+        ----------
+        records : array
+            One record's vector, or a batch ``(n, vector_length)``.
+        role : object
+            The role (a label the encoder knows).
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The fillers to clean up among; ``None`` for every filler seen.
+        """
         records = check_vectors(self.model, records, "records")
         noisy = self.unbind(records, role)  # an unknown role: a ValueError first
         return decode_codebook(self.fillers, candidates, "fillers").cleanup(noisy)
@@ -186,7 +228,17 @@ class RecordEncoder(Encoder):
         candidates: Iterable[Any] | SymbolCodebook | None = None,
     ) -> dict[Any, tuple[Any, float]]:
         """Every field of one record: ``{role: (filler, similarity)}`` for ``roles``
-        (default: every role seen), unbound and cleaned up together."""
+        (default: every role seen), unbound and cleaned up together.
+
+        Parameters
+        ----------
+        record : array
+            One record's vector.
+        roles : Iterable[object], optional
+            The roles to read; ``None`` for every role seen.
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The fillers to clean up among; ``None`` for every filler seen.
+        """
         record = check_vectors(self.model, record, "record")
         if record.ndim != 1:
             raise ValueError(
@@ -215,6 +267,19 @@ class GraphEncoder(Encoder):
     ``sqrt(2/(pi E))``); the default threshold, ``4.5/sqrt(dim)``, keeps false
     neighbours rare (about 3 per million candidates) for the dense models; sparse
     models (BSDC, BSDC-SEG) need a threshold of their own.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    directed : bool, optional
+        Whether edges are directed (``u -> v``) or not (``{u, v}``).
+    nodes : SymbolTable | SymbolCodebook | Sequence[object], optional
+        The nodes: a :class:`SymbolTable`, a :class:`SymbolCodebook` or a list of labels;
+        ``None`` for a table of the encoder's seed.
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
 
     Examples
     --------
@@ -282,19 +347,37 @@ class GraphEncoder(Encoder):
         return take_rows(model, items, order), 2 * lengths
 
     def encode(self, edges: Iterable[tuple[Any, Any]]) -> Any:
-        """One graph (an iterable of ``(u, v)`` node pairs) -> one vector."""
+        """One graph (an iterable of ``(u, v)`` node pairs) -> one vector.
+
+        Parameters
+        ----------
+        edges : Iterable[tuple[object, object]]
+            ``(u, v)`` node pairs.
+        """
         return self.model.bundle(self.edge_vectors(edges))
 
     def edge_vectors(self, edges: Iterable[tuple[Any, Any]]) -> Any:
         """The vectors :meth:`encode` bundles for ``edges`` (at least one): one per edge,
         in order; for an undirected graph of a non-commutative model, the ``bind(v, u)`` of
-        every edge, then the ``bind(u, v)`` of every edge."""
+        every edge, then the ``bind(u, v)`` of every edge.
+
+        Parameters
+        ----------
+        edges : Iterable[tuple[object, object]]
+            ``(u, v)`` node pairs (at least one).
+        """
         items, _ = self._edges([edges])
         return items
 
     def encode_batch(self, graphs: Iterable[Iterable[tuple[Any, Any]]]) -> Any:
         """Many graphs -> ``(n, vector_length)`` (no graphs -> ``(0, vector_length)``; a graph
-        without edges is a ``ValueError``)."""
+        without edges is a ``ValueError``).
+
+        Parameters
+        ----------
+        graphs : Iterable[Iterable[tuple[object, object]]]
+            Graphs, each an iterable of ``(u, v)`` node pairs.
+        """
         graphs = list(graphs)
         if not graphs:  # no graphs: no vectors
             return empty_vectors(self.model, (0,))
@@ -310,7 +393,19 @@ class GraphEncoder(Encoder):
         candidates: Iterable[Any] | SymbolCodebook | None = None,
     ) -> tuple[SymbolCodebook, Any]:
         """The candidate nodes and their similarities to the neighbours of ``node``
-        (one node, or a list: shape ``(k, n_candidates)``)."""
+        (one node, or a list: shape ``(k, n_candidates)``).
+
+        Parameters
+        ----------
+        graph : array
+            The graph's vector.
+        node : object
+            A node (a label), or a list of nodes.
+        direction : str, optional
+            ``"out"`` for targets, ``"in"`` for sources (directed graphs).
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The nodes to score; ``None`` for every node seen.
+        """
         model = self.model
         if direction not in ("out", "in"):
             raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
@@ -347,11 +442,25 @@ class GraphEncoder(Encoder):
     ) -> list[tuple[Any, float]] | list[list[tuple[Any, float]]]:
         """Nodes joined to ``node`` (targets for ``direction="out"``, sources for
         ``"in"``): ``[(label, similarity), ...]`` best first, those with similarity
-        >= ``threshold`` (default ``4.5/sqrt(dim)``). A list of nodes gives a list."""
+        >= ``threshold`` (default ``4.5/sqrt(dim)``). A list of nodes gives a list.
+
+        Parameters
+        ----------
+        graph : array
+            The graph's vector.
+        node : object
+            A node (a label), or a list of nodes.
+        threshold : float, optional
+            Similarity a neighbour must reach; ``None`` for ``4.5/sqrt(dim)``.
+        direction : str, optional
+            ``"out"`` for targets, ``"in"`` for sources (directed graphs).
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The nodes to score; ``None`` for every node seen.
+        """
         if threshold is None:
             threshold = sqrt_dim_threshold(self.model)
         else:
-            threshold = check_number(threshold, "threshold")
+            threshold = FINITE.check("threshold", threshold)
         book, sims = self.similarities(graph, node, direction=direction, candidates=candidates)
         host = self.model.backend.to_numpy(sims)
         rows = host.reshape(-1, len(book))
@@ -364,7 +473,17 @@ class GraphEncoder(Encoder):
 
     def has_edge(self, graph: Any, u: Any, v: Any) -> float:
         """Similarity of the graph with the edge ``(u, v)``: about ``1/sqrt(E)`` if present
-        (MAP: ``sqrt(2/(pi E))``), about 0 if not."""
+        (MAP: ``sqrt(2/(pi E))``), about 0 if not.
+
+        Parameters
+        ----------
+        graph : array
+            The graph's vector.
+        u : object
+            The edge's source node.
+        v : object
+            The edge's target node.
+        """
         items, _ = self._edges([[(u, v)]])
         return float(self.model.similarity(graph, items[0]))
 

@@ -20,15 +20,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import keyword_only_after
-from .._params import InstanceOf, Rule
-from .._validation import check_int
-from ..backends.growth import RowBuffer
+from .._params import FLAG, POSITIVE_INT, InstanceOf, Rule
 from ..backends.shapes import pad_rows
+from ..kernels.growth import RowBuffer
 from ..models.base import VSAModel
 from ..random import Purpose
 from ._common import take_rows
-from ._rules import FLAG
 from ._values import check_vectors, host_backend
 from .base import Encoder
 
@@ -124,7 +123,13 @@ class SymbolTable(Encoder):
 
     # -- lookups -------------------------------------------------------------------------
     def digest(self, label: Any) -> int:
-        """The stream that holds ``label``'s vector (a 64-bit BLAKE2b digest)."""
+        """The stream that holds ``label``'s vector (a 64-bit BLAKE2b digest).
+
+        Parameters
+        ----------
+        label : object
+            A label (any hashable the table accepts).
+        """
         return label_digest(label, self.namespace)
 
     def __getitem__(self, label: Any) -> Any:
@@ -149,7 +154,13 @@ class SymbolTable(Encoder):
         return self._vectors.rows
 
     def draw(self, labels: Sequence[Any]) -> Any:
-        """The vectors of ``labels`` drawn afresh (no cache), in one draw."""
+        """The vectors of ``labels`` drawn afresh (no cache), in one draw.
+
+        Parameters
+        ----------
+        labels : Sequence[object]
+            The labels to draw.
+        """
         labels = list(labels)
         streams = [self.digest(label) for label in labels]
         return self._draw_streams(streams)
@@ -162,7 +173,13 @@ class SymbolTable(Encoder):
 
     def vectors(self, labels: Iterable[Any]) -> Any:
         """Vectors of many labels, shape ``(n, vector_length)``: the labels not seen before
-        are drawn together (one draw), the rest gathered from the cache."""
+        are drawn together (one draw), the rest gathered from the cache.
+
+        Parameters
+        ----------
+        labels : Iterable[object]
+            The labels.
+        """
         if isinstance(labels, (str, bytes)):
             raise TypeError(
                 "vectors takes a sequence of labels; for one label use table[label] "
@@ -176,7 +193,13 @@ class SymbolTable(Encoder):
         return self._vectors.take(self.rows(labels))
 
     def rows(self, labels: Iterable[Any]) -> np.ndarray:
-        """Rows of :attr:`matrix` holding ``labels`` (added to the table where new)."""
+        """Rows of :attr:`matrix` holding ``labels`` (added to the table where new).
+
+        Parameters
+        ----------
+        labels : Iterable[object]
+            The labels.
+        """
         labels = list(labels)
         if not labels:
             return np.zeros(0, dtype=np.int64)
@@ -195,20 +218,40 @@ class SymbolTable(Encoder):
         return np.fromiter((known[d] for d in digests), dtype=np.int64, count=len(digests))
 
     def encode(self, labels: Any) -> Any:
-        """One label -> one vector; a list of labels -> ``(n, vector_length)``."""
+        """One label -> one vector; a list of labels -> ``(n, vector_length)``.
+
+        Parameters
+        ----------
+        labels : object
+            One label, or a list of labels.
+        """
         if isinstance(labels, (list, np.ndarray)) and not isinstance(labels, (str, bytes)):
             return self.vectors(list(labels) if not isinstance(labels, np.ndarray) else labels.tolist())
         return self[labels]
 
     def codebook(self, labels: Iterable[Any]) -> SymbolCodebook:
         """A :class:`SymbolCodebook` of ``labels`` (rows in the order given) with this
-        table's vectors."""
+        table's vectors.
+
+        Parameters
+        ----------
+        labels : Iterable[object]
+            The labels, in the order of the rows.
+        """
         return SymbolCodebook(self, labels)
 
     def decode(self, vectors: Any, candidates: Iterable[Any] | None = None) -> Any:
         """The nearest label (and its similarity) of each vector, among ``candidates``
         (default: the labels the table has seen). One vector -> ``(label, similarity)``;
-        a batch -> a list of them."""
+        a batch -> a list of them.
+
+        Parameters
+        ----------
+        vectors : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        candidates : Iterable[object], optional
+            The labels to clean up among; ``None`` for the labels the table has seen.
+        """
         book = self.codebook(self._labels if candidates is None else candidates)
         return book.cleanup(vectors)
 
@@ -220,6 +263,18 @@ class SymbolCodebook:
     indexes labels by position (:meth:`index`, and :meth:`index_text` for a text of
     one-character labels, vectorised over the code points) and finds the nearest label
     of many queries in one similarity matrix (:meth:`cleanup`).
+
+    Parameters
+    ----------
+    table : SymbolTable | VSAModel
+        The table whose vectors the codebook holds, or a model (a table of ``seed`` and
+        ``namespace`` is made).
+    labels : Iterable[object]
+        The labels, row ``i`` label ``i``.
+    seed : int, optional
+        Seed of the table made from a model; ``None`` draws from the model's generator.
+    namespace : str, optional
+        Namespace of the table made from a model.
 
     Examples
     --------
@@ -272,7 +327,13 @@ class SymbolCodebook:
         return f"SymbolCodebook({len(self)} labels)"
 
     def index(self, labels: Iterable[Any]) -> np.ndarray:
-        """Row of each label (host int64 array); an unknown label is a ``ValueError``."""
+        """Row of each label (host int64 array); an unknown label is a ``ValueError``.
+
+        Parameters
+        ----------
+        labels : Iterable[object]
+            Labels of the codebook.
+        """
         out = []
         for label in labels:
             row = self._index.get(self.table.digest(label))
@@ -283,7 +344,13 @@ class SymbolCodebook:
 
     def index_text(self, text: str) -> np.ndarray:
         """Rows of the characters of ``text`` (every label a one-character str), by a
-        vectorised search over code points."""
+        vectorised search over code points.
+
+        Parameters
+        ----------
+        text : str
+            A text whose characters are labels of the codebook.
+        """
         if not isinstance(text, str):
             raise TypeError(f"index_text takes a str, got {type(text).__name__}")
         if self._codepoints is None:
@@ -302,11 +369,23 @@ class SymbolCodebook:
         return order[pos]
 
     def lookup(self, rows: Any) -> Any:
-        """Vectors of the given rows (host ints, any shape)."""
+        """Vectors of the given rows (host ints, any shape).
+
+        Parameters
+        ----------
+        rows : array
+            Row indices (host ints, any shape).
+        """
         return take_rows(self.model, self.vectors, rows)
 
     def similarities(self, queries: Any) -> Any:
-        """``model.similarity_matrix(queries, vectors)``: shape ``(..., len(self))``."""
+        """``model.similarity_matrix(queries, vectors)``: shape ``(..., len(self))``.
+
+        Parameters
+        ----------
+        queries : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         return self.model.similarity_matrix(queries, self.vectors)
 
     def cleanup(self, queries: Any, k: int = 1) -> Any:
@@ -320,9 +399,16 @@ class SymbolCodebook:
 
         Labels, like :meth:`holovec.retrieval.ItemStore.query`; the function
         :func:`holovec.retrieval.cleanup` returns the nearest stored *vectors* instead.
+
+        Parameters
+        ----------
+        queries : array
+            Vectors of the model, ``(..., vector_length)``.
+        k : int, optional
+            Number of nearest labels per query.
         """
         model = self.model
-        k = check_int(k, "k", 1)
+        k = POSITIVE_INT.check("k", k)
         model.check(queries, "queries")
         single = queries.ndim == 1
         # rows padded to a shape class where each new shape compiles (checked padded, as one
@@ -341,7 +427,7 @@ class SymbolCodebook:
             best = np.argmax(sims, axis=1)[:, None]  # the first of equal maxima: lowest row
             values = np.take_along_axis(sims, best, axis=1)
         else:  # score descending, lowest row first among equal scores
-            values, best = host_backend().top_k(sims, k)
+            values, best = kernels.top_k(host_backend(), sims, k)
         out = [
             [(self.labels[i], float(s)) for i, s in zip(row_i, row_s, strict=True)]
             for row_i, row_s in zip(best.tolist(), values.tolist(), strict=True)

@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._deprecation import SINCE, renamed_arguments
-from .._params import POSITIVE_INT, Rule
-from .._validation import check_number
+from .._params import FINITE, FLAG, POSITIVE, POSITIVE_INT, Rule
 from ..models.base import VSAModel
 from ..random import fold_in
 from ._common import level_step, permute_rows, quantize
-from ._rules import FINITE, FLAG, LEVELS, POSITIVE_NUMBER, Options, PerAxis, range_alias
+from ._rules import LEVELS, Options, PerAxis, range_alias
 from ._values import check_values, empty_vectors, per_axis
 from .base import Encoder
 from .fpe import FractionalPowerEncoder
@@ -59,6 +58,31 @@ class TrajectoryEncoder(Encoder):
     time ``k`` is the permutation power ``permute(., k)`` of the point's index (exact,
     unbounded: the points' order).
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    n_features : int, optional
+        Number of coordinates of a point.
+    min_val : float | Sequence[float], optional
+        The lower end of the coordinates' range (a number, or one per axis).
+    max_val : float | Sequence[float], optional
+        The upper end of the coordinates' range (a number, or one per axis).
+    time_range : tuple[float, float], optional
+        ``(t0, t1)``: times encoded by a scalar code over that range; ``None``: time ``k``
+        is the permutation power ``k``.
+    levels : int, optional
+        Number of levels per range of the ``"level"`` codes.
+    method : str, optional
+        The scalar code: ``"fpe"``, ``"level"`` or ``"auto"``.
+    bandwidth : float, optional
+        The bandwidth of the ``"fpe"`` codes.
+    clip : bool, optional
+        Whether values outside the range are clipped to it (else ``ValueError``).
+    seed : int, optional
+        Seed of the encoder's random vectors; ``None`` draws them from the model's
+        generator.
+
     Examples
     --------
     >>> import numpy as np
@@ -79,7 +103,7 @@ class TrajectoryEncoder(Encoder):
         "max_val": PerAxis(FINITE),
         "levels": LEVELS,
         "method": Options("auto", "fpe", "level"),
-        "bandwidth": POSITIVE_NUMBER,
+        "bandwidth": POSITIVE,
         "clip": FLAG,
     }
 
@@ -149,7 +173,15 @@ class TrajectoryEncoder(Encoder):
 
         ``times`` (shape ``(T,)`` or ``(n, T)``) are needed only with ``time_range``
         (default: ``0, 1, ..., T-1``); NaN, infinity and values out of range raise
-        ``ValueError`` (unless ``clip=True``)."""
+        ``ValueError`` (unless ``clip=True``).
+
+        Parameters
+        ----------
+        points : array_like
+            Points ``(T,)`` or ``(T, n_features)``, or a batch ``(n, T, n_features)``.
+        times : array_like, optional
+            The points' times, ``(T,)``; ``None`` for ``0, 1, ...``.
+        """
         model, xp, d = self.model, self.model.xp, self.n_features
         backend = model.backend
         values = check_values(backend, points, name="points")
@@ -207,7 +239,7 @@ def _range_pairs(value: Any, name: str) -> np.ndarray:
     try:
         items = np.asarray(value, dtype=object)
         array = np.array(
-            [check_number(v, "a value range's low or high") for v in items.reshape(-1).tolist()],
+            [FINITE.check("a value range's low or high", v) for v in items.reshape(-1).tolist()],
             dtype=np.float64,
         ).reshape(items.shape)
     except (TypeError, ValueError) as exc:

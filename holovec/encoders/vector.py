@@ -38,22 +38,23 @@ allocated.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import POSITIVE_INT, Rule
+from .. import kernels
+from .._params import POSITIVE, POSITIVE_INT, Rule
 from ..backends import dtype_name
 from ..models.base import CHECKED_ALLOCATION_BYTES, AllocationError, VSAModel
-from ..random import Purpose, random_normal
+from ..random import Purpose, Words, address_words, random_normal
 from ._common import Sums
-from ._rules import POSITIVE_NUMBER
 from ._values import check_values
 from .base import Encoder
 
 __all__ = ["RandomProjectionEncoder", "VectorEncoder"]
 
-#: rows of every projection product (see ``Backend.row_blocked_matmul``): a multiple of the
+#: rows of every projection product (see ``kernels.row_blocked_matmul``): a multiple of the
 #: matrix kernels' row tiles, and small, so that one vector pads few rows (measured with
 #: NumPy on 2 cores, 1,797 x 64 features to D=10,000: 39 ms against 29 ms for one product
 #: of all rows, 36 ms in blocks of 128; one vector 0.5 ms against 2.3 ms in blocks of 128)
@@ -76,6 +77,17 @@ _KINDS = ("bipolar", "bounded", "binary", "phasor", "gaussian")
 class VectorEncoder(Encoder):
     """Real feature vectors of length ``n_features`` as hypervectors (random projection).
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors the encoder makes.
+    n_features : int
+        Number of coordinates of an input point.
+    bandwidth : float, optional
+        Scale of the projection: larger is sharper.
+    seed : int, optional
+        Seed of the projection; ``None`` draws it from the model's generator.
+
     Examples
     --------
     >>> import numpy as np
@@ -95,7 +107,7 @@ class VectorEncoder(Encoder):
     def supports(cls, model: Any) -> bool:
         return model.element_kind in _KINDS
 
-    _parameter_rules: ClassVar[dict[str, Rule]] = {"n_features": POSITIVE_INT, "bandwidth": POSITIVE_NUMBER}
+    _parameter_rules: ClassVar[dict[str, Rule]] = {"n_features": POSITIVE_INT, "bandwidth": POSITIVE}
 
     def __init__(
         self, model: VSAModel, n_features: int, *, bandwidth: float = 1.0, seed: int | None = None
@@ -135,14 +147,24 @@ class VectorEncoder(Encoder):
     def _draw_matrix(self, seed: int) -> Any:
         """The seeded standard normal ``(n_features, dim)`` matrix, drawn block by block."""
         model, n, rows = self.model, self.n_features, self._rows_per_block()
-        blocks = [
-            random_normal(
-                model.backend, seed, min(rows, n - start), model.dim, self.real_dtype,
-                purpose=Purpose.PROJECTION, row_start=start,
-            )
-            for start in range(0, n, rows)
-        ]  # fmt: skip
+        blocks = [self._draw_block(seed, min(rows, n - start), start) for start in range(0, n, rows)]
         return blocks[0] if len(blocks) == 1 else model.xp.concat(blocks, axis=0)
+
+    def _draw_block(self, seed: int, n_rows: int, start: int) -> Any:
+        """Rows ``start:start + n_rows`` of ``R``: where the backend compiles draws, one
+        program of the address (as data: one program for every seed), else op by op."""
+        model = self.model
+        backend, dim, dtype = model.backend, model.dim, self.real_dtype
+        if kernels.draw_path(backend, n_rows * dim, exact=False) != "compiled":
+            return random_normal(
+                backend, seed, n_rows, dim, dtype, purpose=Purpose.PROJECTION, row_start=start
+            )
+        program = backend.program(
+            partial(_normal_rows, backend, n_rows, dim, dtype, start),
+            ("holovec.encoders.projection", n_rows, dim, dtype_name(dtype), start),
+        )  # (it holds no model: the backend keeps it)
+        # (as the models' compiled draws: a host callback of the program finishes before exit)
+        return kernels.finish_before_exit(backend, program(address_words(seed, 0, Purpose.PROJECTION)))
 
     def _matrix_peak_bytes(self) -> int:
         """About the peak memory of drawing ``R``: the draw's temporaries of one block, and
@@ -171,7 +193,13 @@ class VectorEncoder(Encoder):
             )
 
     def project(self, x: Any) -> Any:
-        """``x @ R`` for checked input: ``(f,)`` -> ``(dim,)``, ``(n, f)`` -> ``(n, dim)``."""
+        """``x @ R`` for checked input: ``(f,)`` -> ``(dim,)``, ``(n, f)`` -> ``(n, dim)``.
+
+        Parameters
+        ----------
+        x : array_like
+            One feature vector ``(n_features,)`` or a batch ``(n, n_features)``.
+        """
         model, xp = self.model, self.model.xp
         values = self._rows_of_vectors(check_values(model.backend, x, name="x"))
         if values.ndim not in (1, 2) or values.shape[-1] != self.n_features:
@@ -186,7 +214,7 @@ class VectorEncoder(Encoder):
         with np.errstate(over="ignore", invalid="ignore"):
             # products of one shape: a row's projection (rounded by the kernel the matrix
             # library picks for the shape) does not depend on the rows it is encoded with
-            z = model.backend.row_blocked_matmul(rows, self.matrix, ROWS_PER_PRODUCT)
+            z = kernels.row_blocked_matmul(model.backend, rows, self.matrix, ROWS_PER_PRODUCT)
         return z[0] if single else z
 
     def _largest(self, z: Any, what: str) -> Any:
@@ -204,29 +232,62 @@ class VectorEncoder(Encoder):
         )
 
     def encode(self, x: Any) -> Any:
-        """One feature vector ``(f,)`` -> one hypervector; ``(n, f)`` -> ``(n, vector_length)``."""
-        model, xp = self.model, self.model.xp
+        """One feature vector ``(f,)`` -> one hypervector; ``(n, f)`` -> ``(n, vector_length)``.
+
+        Parameters
+        ----------
+        x : array_like
+            One feature vector ``(n_features,)`` or a batch ``(n, n_features)``.
+        """
+        model = self.model
         z = self.project(x)
-        kind = model.element_kind
-        if kind == "phasor":  # the projection as phases
-            with np.errstate(over="ignore"):
-                phases = self.bandwidth * z
-            self._largest(phases, "bandwidth * (x @ R)")
-            return xp.astype(model.backend.unit_phasor(phases), model.dtype)
-        largest = self._largest(z, "the projection x @ R")
-        if kind in ("bounded", "gaussian"):
-            # scale-free kinds: rows whose squares would overflow (or underflow to 0) are
-            # scaled to a largest magnitude of 1 first; the others are left exactly as they are
-            info = np.finfo(np.dtype(dtype_name(self.real_dtype)))
-            high, low = math.sqrt(float(info.max) / model.dim) / 2, math.sqrt(float(info.tiny)) * 2
-            rescale = (largest > high) | ((largest < low) & (largest > 0))
-            z = z / xp.where(rescale, largest, xp.ones_like(largest))
-        if kind == "bounded":  # unit RMS, then the model's clip to [-1, 1]
-            norm = xp.sqrt(xp.sum(z * z, axis=-1, keepdims=True) / model.dim)
-            return model.normalize(xp.astype(z / xp.where(norm > 0, norm, 1), model.dtype))
-        if kind == "bipolar":  # the sign, ties broken by the model
-            return model.normalize(xp.astype(z, model.dtype))
-        return self._sums.finish(xp.astype(z, self._sums.dtype))  # bits by sign; unit length
+        # the rounding of the projection: one program (compiled on JAX), shared by the
+        # encoders of the model's configuration and bandwidth
+        program = model.backend.program(
+            partial(_rounded, model, self._sums, self.bandwidth),
+            (model.config_key, "holovec.encoders.vector", self.bandwidth), keep=model.kernel_cache,
+        )  # fmt: skip
+        with np.errstate(over="ignore", invalid="ignore"):  # (non-finite rows are refused below)
+            out, finite = program(z)
+        if not model.backend.is_traced(finite) and not bool(finite):
+            if model.element_kind == "phasor":
+                with np.errstate(over="ignore"):
+                    self._largest(self.bandwidth * z, "bandwidth * (x @ R)")
+            self._largest(z, "the projection x @ R")  # (raises, naming the rows)
+        return out
+
+
+def _rounded(model: Any, sums: Any, bandwidth: float, z: Any) -> tuple[Any, Any]:
+    """The projection ``z`` rounded to vectors of ``model`` (see the module), and whether
+    the largest magnitude of every row (of the phases, for phasors) is finite."""
+    xp = model.xp
+    kind = model.element_kind
+    if kind == "phasor":  # the projection as phases
+        phases = bandwidth * z
+        finite = xp.all(xp.isfinite(xp.max(xp.abs(phases), axis=-1)))
+        return xp.astype(kernels.unit_phasor(model.backend, phases), model.dtype), finite
+    largest = xp.max(xp.abs(z), axis=-1, keepdims=True)
+    finite = xp.all(xp.isfinite(largest))
+    if kind in ("bounded", "gaussian"):
+        # scale-free kinds: rows whose squares would overflow (or underflow to 0) are
+        # scaled to a largest magnitude of 1 first; the others are left exactly as they are
+        info = np.finfo(np.dtype(dtype_name(model.real_dtype)))
+        high, low = math.sqrt(float(info.max) / model.dim) / 2, math.sqrt(float(info.tiny)) * 2
+        rescale = (largest > high) | ((largest < low) & (largest > 0))
+        z = z / xp.where(rescale, largest, xp.ones_like(largest))
+    if kind == "bounded":  # unit RMS, then the model's clip to [-1, 1]
+        norm = xp.sqrt(xp.sum(z * z, axis=-1, keepdims=True) / model.dim)
+        return model.normalize(xp.astype(z / xp.where(norm > 0, norm, 1), model.dtype)), finite
+    if kind == "bipolar":  # the sign, ties broken by the model
+        return model.normalize(xp.astype(z, model.dtype)), finite
+    return sums.finish(xp.astype(z, sums.dtype)), finite  # bits by sign; unit length
+
+
+def _normal_rows(backend: Any, n_rows: int, dim: int, dtype: Any, start: int, words: Any) -> Any:
+    """Rows ``start:start + n_rows`` of the projection's standard normal draw, of the address
+    ``words`` (seed, stream, purpose: :func:`holovec.random.address_words`)."""
+    seed, stream, purpose = Words(words[0:4]), Words(words[4:6]), Words(words[6:8])
+    return random_normal(backend, seed, n_rows, dim, dtype, stream=stream, purpose=purpose, row_start=start)
 
 
 #: the same encoder under the name of what it does

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from .._params import POSITIVE_INT, Either, Flag, InstanceOf, Options, check_parameters
+from .._params import POSITIVE_INT, Either, Flag, InstanceOf, Options
 from ..backends import dtype_name, get_backend, resolve_backend_name
 from ..encoders.base import Encoder
 from ._data import (
@@ -24,12 +24,16 @@ from ._data import (
     padded_index,
     padded_size,
 )
-from ._seed import RANDOM_STATE, seed_of
+from ._docs import document_methods
+from ._seed import RANDOM_STATE, chosen_seed
+from ._signature import DeclaredParameters
 from ._space import Space
 from .encoding import HDEncoder
+from .persistence import ESTIMATORS, save
 
-#: the encoder settings an estimator passes on to its default encoder (None: the encoder's default)
-_SHARED = ("model", "dim", "backend", "device", "seed")
+#: the encoder settings an estimator passes on to its default encoder (None: the encoder's
+#: default); the seed is passed as ``random_state``
+_SHARED = ("model", "dim", "backend", "device", "random_state")
 
 
 class TrainingDivergedError(ValueError):
@@ -77,25 +81,48 @@ class Batch:
         return out[: self.n]
 
 
-class HDEstimator(BaseEstimator, metaclass=ABCMeta):
+@document_methods
+class HDEstimator(DeclaredParameters, BaseEstimator, metaclass=ABCMeta):
     """Base of the estimators: builds the encoder (``encoder_``) and the model (``model_``)
     from the parameters, and iterates over encoded minibatches.
 
     ``encoder`` may be ``None`` (an :class:`HDEncoder` made from ``model``, ``dim``,
-    ``backend``, ``device`` and ``seed``), ``"precomputed"`` (``X`` holds the model's
-    vectors), an :class:`HDEncoder` (cloned; the shared settings left at ``None`` are
-    the encoder's), or any holovec encoder (its model is used).
+    ``backend``, ``device`` and ``random_state``), ``"precomputed"`` (``X`` holds the
+    model's vectors), an :class:`HDEncoder` (cloned; the shared settings left at ``None``
+    are the encoder's, and the estimator's ``random_state`` is the encoder's where given),
+    or any holovec encoder (its model is used; ``random_state`` orders the passes).
 
-    ``random_state`` is scikit-learn's name for ``seed`` (see :class:`HDEncoder`).
-
-    Each parameter is checked at ``fit`` against its rule in ``_parameter_rules`` (merged
-    along the class's bases: a subclass restates a rule to change it; see
-    ``holovec._params``): a wrong type is a ``TypeError``, a wrong value a ``ValueError``.
+    The parameters are declared once, in ``_defaults`` (merged along the bases; see
+    :mod:`._signature`, which writes ``__init__`` from them), and each is checked once per
+    ``fit`` (:func:`holovec._params.fit_context`) against its rule in ``_parameter_rules``
+    (merged the same way; see ``holovec._params``): a wrong type is a ``TypeError``, a
+    wrong value a ``ValueError``. Every public subclass is registered by name in
+    :data:`~.persistence.ESTIMATORS`, where :func:`~holovec.learn.load` finds it.
     """
 
-    # a class default (not documented as an attribute: ``random_state`` is a parameter):
-    # estimators pickled before the parameter existed read it
+    _positional: ClassVar[tuple[str, ...]] = ("model", "dim")
+    _defaults: ClassVar[dict[str, Any]] = {
+        "model": None,
+        "dim": None,
+        "encoder": None,
+        "batch_size": 1024,
+        "backend": None,
+        "device": None,
+        "verbose": False,
+        "random_state": None,
+        "seed": None,
+    }
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        document_methods(cls)
+        if not cls.__name__.startswith("_") and vars(cls).get("_registered", True):
+            ESTIMATORS[cls.__name__] = cls
+
+    # class defaults (not documented as attributes: they are parameters): estimators
+    # pickled before the parameters existed read them
     random_state = None
+    seed = None
 
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "encoder": Either(
@@ -105,50 +132,43 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
         "batch_size": POSITIVE_INT,
         "verbose": Flag(),
         "random_state": RANDOM_STATE,
+        "seed": RANDOM_STATE,
     }
-
-    def _check_params(self) -> None:
-        """``TypeError`` or ``ValueError`` for the first parameter that breaks its rule."""
-        check_parameters(self)
-
-    def _shared_settings(self) -> dict[str, Any]:
-        """The settings passed on to the encoder (the seed: ``seed`` or ``random_state``)."""
-        mine = {k: getattr(self, k) for k in _SHARED}
-        mine["seed"] = seed_of(self.seed, self.random_state, type(self).__name__)
-        return mine
 
     def _make_encoder(self) -> HDEncoder:
         enc = self.encoder
-        mine = self._shared_settings()
+        mine = {k: getattr(self, k) for k in _SHARED} | {"random_state": chosen_seed(self)}
         if enc is None or (isinstance(enc, str) and enc == "precomputed"):
             settings = {k: v for k, v in mine.items() if v is not None}
             if enc is not None:
                 settings["encoding"] = "precomputed"
             return HDEncoder(**settings)
         if isinstance(enc, Encoder):
-            self._check_holovec_encoder(enc)
-            return HDEncoder(encoder=enc)
+            self._check_holovec_encoder(enc, mine)
+            return HDEncoder(encoder=enc, random_state=mine["random_state"])
         if isinstance(enc, HDEncoder):
             enc = clone(enc)
-            given = enc.get_params(deep=False) | {"seed": enc.chosen_seed()}
-            self._check_agree({k: given[k] for k in _SHARED}, mine, "encoder")
+            given = enc.get_params(deep=False)
+            # (the seed is not compared: the estimator's, where given, is the encoder's, so
+            # that scikit-learn's tools, which set both, never contradict themselves)
+            self._check_agree({k: given[k] for k in _SHARED[:-1]}, mine, "encoder")
             if isinstance(given.get("encoder"), Encoder):  # (TimeSeriesEncoder has none)
-                self._check_holovec_encoder(given["encoder"])
-            enc.set_params(**{k: v for k, v in mine.items() if v is not None})
+                self._check_holovec_encoder(given["encoder"], mine)
+            settings = {k: v for k, v in mine.items() if v is not None}
+            if "random_state" in settings:  # (the encoder's deprecated alias then unused)
+                settings["seed"] = None
+            enc.set_params(**settings)
             return enc
         raise TypeError(
             f"encoder must be None, 'precomputed', an HDEncoder or a holovec encoder, got {enc!r}"
         )
 
-    def _check_holovec_encoder(self, enc: Encoder) -> None:
-        """``ValueError`` where this estimator's settings contradict a holovec encoder's
-        model: its model, dim, seed, backend and device are the encoder's to decide
-        (``backend="auto"`` leaves the choice to it)."""
+    def _check_holovec_encoder(self, enc: Encoder, mine: dict[str, Any]) -> None:
+        """``ValueError`` where this estimator's settings ``mine`` contradict a holovec
+        encoder's model: its model, dim, backend and device are the encoder's to decide
+        (``backend="auto"`` leaves the choice to it), its vectors its own seed's."""
         model = enc.model
-        mine = self._shared_settings()
         self._check_agree({"model": model.name, "dim": model.dim}, mine, "the encoder's model")
-        # the seed compared is the encoder's own (its model's may differ)
-        self._check_agree({"seed": getattr(enc, "seed", None)}, mine, f"the {type(enc).__name__}")
         here, asked = model.backend, self.backend
         if isinstance(asked, str) and asked.lower() == "auto":
             asked = None
@@ -357,6 +377,12 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
         and the learning space's width."""
 
     @classmethod
+    def fitted_rows(cls, params: dict[str, Any], n_classes: int | None) -> int | None:
+        """The rows of the fitted state of a saved estimator with parameters ``params``:
+        ``n_classes``, its classes (``None`` for a regressor), by default."""
+        return n_classes
+
+    @classmethod
     def stream_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         """The state ``partial_fit`` goes on from, beyond :meth:`fitted_shapes` (saved where
         the estimator has it, as float64; ``()``: a number): none by default."""
@@ -370,8 +396,6 @@ class HDEstimator(BaseEstimator, metaclass=ABCMeta):
     def save(self, path: Any) -> None:
         """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back
         with :func:`holovec.learn.load`)."""
-        from .persistence import save
-
         save(self, path)
 
     def _progress(self, total: int, desc: str) -> Any:

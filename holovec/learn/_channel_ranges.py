@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ._data import is_framework_array
 from ._series import Ragged
 
@@ -40,7 +41,7 @@ def channel_extremes(X: Any, backend: Any) -> tuple[np.ndarray, np.ndarray]:
         return joined.min(axis=1), joined.max(axis=1)
     if is_framework_array(X):
         xp = backend.xp
-        x = xp.astype(backend.asarray(X), backend.default_float_dtype())
+        x = xp.astype(backend.asarray(X), kernels.default_float_dtype(backend))
         low = np.asarray(backend.to_numpy(xp.min(x, axis=(0, 2))), np.float64)
         return low, np.asarray(backend.to_numpy(xp.max(x, axis=(0, 2))), np.float64)
     return X.min(axis=(0, 2)), X.max(axis=(0, 2))
@@ -120,7 +121,7 @@ def unit_values(X: Any, low: np.ndarray, high: np.ndarray, backend: Any) -> Any:
     array (n, C, L)
         Of ``backend``'s default float dtype.
     """
-    xp, wide = backend.xp, backend.default_float_dtype()
+    xp, wide = backend.xp, kernels.default_float_dtype(backend)
     half_low, half_high = low / 2, high / 2
     if isinstance(X, np.ndarray):
         u = np.clip((X / 2 - half_low[:, None]) / (half_high - half_low)[:, None], 0.0, 1.0)

@@ -15,7 +15,8 @@ import array_api_compat
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from .._validation import check_known_shape
+from .. import kernels
+from .._params import KNOWN_SHAPE
 from ..backends import array_kind, to_host
 from ..backends.arrays import check_has_data
 from ..backends.shapes import row_class
@@ -33,7 +34,7 @@ def batch_rows(model: Any, batch_size: int, n: int) -> int:
     """Rows per minibatch: ``batch_size``, or all ``n`` rows on a backend whose arrays are
     partitioned into chunks (Dask), where the chunks are the batches: one lazy graph per
     pass, whose sums over the samples Dask reduces as a tree of chunk sums."""
-    return max(1, n) if model.backend.block_backend_name is not None else batch_size
+    return max(1, n) if kernels.block_backend_name(model.backend) is not None else batch_size
 
 
 def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
@@ -45,7 +46,7 @@ def check_features(estimator: Any, X: Any, *, reset: bool) -> Any:
         return validate_data(estimator, X, reset=reset, dtype=(np.float64, np.float32))
     name = type(estimator).__name__
     check_has_data(X, "X")
-    check_known_shape(X, "X")
+    KNOWN_SHAPE.check("X", X)
     if getattr(X, "requires_grad", False) is True:
         X = X.detach()
     if X.ndim != 2:
@@ -84,7 +85,7 @@ def n_rows(X: Any) -> int:
     """The number of samples of an array (its shape must be known) or a sequence."""
     if not hasattr(X, "shape"):
         return len(X)
-    check_known_shape(X, "X")
+    KNOWN_SHAPE.check("X", X)
     return int(X.shape[0])
 
 

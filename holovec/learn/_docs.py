@@ -1,10 +1,11 @@
 """Docstring text that several estimators share: written once here, put into each
 estimator's docstring where a line says ``{encoder_parameters}``, ``{ridge_memory}``,
-``{retraining_parameters}`` or ``{random_state}``
-(private)."""
+``{retraining_parameters}`` or ``{random_state}``, and the Parameters section of each
+method that has none, from the method's signature and :data:`ARGUMENTS` (private)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import TypeVar
 
 T = TypeVar("T", bound=type)
@@ -16,6 +17,8 @@ ENCODER_PARAMETERS = """\
         those of ``encoder``).
     encoder : None, "precomputed", HDEncoder or a holovec encoder
         How samples become hypervectors (see :class:`HDEncoder`).
+    backend, device : str or None
+        Passed to the default encoder (``None``: holovec's default backend, its best device).
 """
 
 
@@ -31,13 +34,17 @@ RIDGE_MEMORY = """\
     allocating (:class:`~holovec.models.AllocationError`).
 """
 
-#: ``random_state``, scikit-learn's name for ``seed``, the same for every estimator
+#: ``random_state`` and its deprecated alias ``seed``, the same for every estimator
 RANDOM_STATE = """\
     random_state : int or None, default None
-        scikit-learn's name for ``seed`` (set by its tools, such as ``check_estimator``):
-        give either, or both equal (``ValueError`` where they differ). A NumPy
-        ``RandomState`` or ``Generator`` is refused (``TypeError``): holovec's generator is
-        seeded by an int, so that a fit reproduces from its parameters.
+        The seed of every random choice (the default encoder's model and projection, the
+        order of the passes, dropout, first centroids; ``None``: fresh randomness, in
+        ``encoder_.seed_``), set by scikit-learn's tools too. A NumPy ``RandomState`` or
+        ``Generator`` is refused (``TypeError``): holovec's generator is seeded by an int,
+        so that a fit reproduces from its parameters.
+    seed : int or None, default None
+        Deprecated alias of ``random_state`` (a ``FutureWarning`` at ``fit``); where both
+        are given, ``random_state`` is used.
 """
 
 #: the retraining classifiers' (AdaptHD, OnlineHD, NeuralHD) parameters after ``lr``
@@ -52,16 +59,20 @@ RETRAINING_PARAMETERS = (
     cache_size : float, default 512
         MiB for keeping the training set's encodings between epochs: kept when they fit,
         else encoded again every epoch (0: never kept).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also orders the retraining passes.
     verbose : bool, default False
         Show a progress bar over the epochs of training, with the training accuracy.
 """
     + RANDOM_STATE
 )
 
+#: the attributes of the retraining classifiers (AdaptHD, OnlineHD, NeuralHD)
+RETRAINING_ATTRIBUTES = """\
+    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
+        As for :class:`CentroidClassifier`.
+"""
+
 _MARKERS = {
+    "retraining_attributes": RETRAINING_ATTRIBUTES,
     "encoder_parameters": ENCODER_PARAMETERS,
     "ridge_memory": RIDGE_MEMORY,
     "retraining_parameters": RETRAINING_PARAMETERS,
@@ -69,8 +80,64 @@ _MARKERS = {
 }
 
 
+#: the methods' arguments, by name: ``(type, description)``, for their Parameters sections
+ARGUMENTS = {
+    "X": (
+        "array-like",
+        "The samples: what the encoder takes (a feature matrix ``(n_samples, n_features)`` of "
+        "NumPy, PyTorch or JAX; the model's vectors for ``encoder=\"precomputed\"``; a batch of a "
+        "holovec encoder's inputs, such as a list of texts; series for a TimeSeriesEncoder).",
+    ),
+    "y": (
+        "array-like of shape (n_samples,) or None",
+        "The samples' class labels (classifiers) or targets (regressors); ignored by the "
+        "encoders and clusterers (scikit-learn's convention).",
+    ),
+    "classes": (
+        "array-like or None, default None",
+        "Every label of the stream: needed on the first call of ``partial_fit``, optional "
+        "(the same labels) on later calls.",
+    ),
+    "path": ("str or path-like", "The ``.npz`` file."),
+    "n_classes": (
+        "int or None",
+        "The rows of the fitted state: the classes (the clusters of HDKMeans), ``None`` for a regressor.",
+    ),
+    "width": ("int", "The learning space's width (``dim``; twice that for complex models)."),
+    "rows": ("array", "A batch of the rows that :meth:`check_input` returned."),
+    "timestamps": (
+        "array-like or None, default None",
+        "The time of each step, ``(n_series, length)`` or one ``(length,)`` row for all (a "
+        "list of rows for ragged series): real numbers or NumPy datetimes; ``None``: evenly spaced.",
+    ),
+    "params": ("dict", "The estimator's saved parameters."),
+}
+
+
+def document_methods(cls: T) -> T:
+    """Give each public method of ``cls`` (holovec's own) that has no Parameters section
+    one made from its signature and :data:`ARGUMENTS`."""
+    for name, member in vars(cls).items():
+        # (class methods, and scikit-learn's available_if, hold the function)
+        function = getattr(member, "fn", getattr(member, "__func__", member))
+        if name.startswith("_") or not inspect.isfunction(function) or not function.__doc__:
+            continue
+        if "Parameters\n" in function.__doc__:
+            continue
+        arguments = [p for p in inspect.signature(function).parameters if p not in ("self", "cls")]
+        if not arguments or not all(a in ARGUMENTS for a in arguments):
+            continue
+        lines = ["", "", "        Parameters", "        ----------"]
+        for argument in arguments:
+            kind, text = ARGUMENTS[argument]
+            lines += [f"        {argument} : {kind}", f"            {text}"]
+        function.__doc__ = function.__doc__.rstrip() + "\n".join(lines) + "\n        "
+    return cls
+
+
 def shared_parameters(cls: T) -> T:
-    """Class decorator: the shared texts in place of their marker lines."""
+    """Class decorator: the shared texts in place of their marker lines, and the methods'
+    Parameters sections (see :func:`document_methods`)."""
     for marker, text in _MARKERS.items():
         cls.__doc__ = cls.__doc__.replace(f"    {{{marker}}}\n", text)
-    return cls
+    return document_methods(cls)

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
+
 #: where the backend computes eagerly on the CPU, a batch's rows of the kept encodings are
 #: multiplied in blocks of about this many bytes (and at least MIN_BLOCK_ROWS rows, so that
 #: the matrix library rounds each row as it does in one product), each gathered into the
@@ -29,6 +31,21 @@ class Rows:
         self.on_backend = space.indices(index)
         self.shape = (len(index), data.shape[1])
 
+    @property
+    def lent_arrays(self) -> tuple[Any]:
+        """The array a program lends to the NumPy twin (``Backend.program``): the encodings."""
+        return (self.data,)
+
+    def lent(self, views: list[Any]) -> Rows:
+        """These rows on the space's NumPy twin, of the NumPy view of the encodings.
+
+        Parameters
+        ----------
+        views : list of numpy.ndarray
+            The NumPy view of :attr:`lent_arrays`.
+        """
+        return Rows(self.space.host_twin, views[0], self.index)
+
     def take(self, which: Any) -> Any:
         """The rows at positions ``which`` (a backend int array) of the batch, gathered."""
         xp = self.space.xp
@@ -49,10 +66,13 @@ class Rows:
         row_bytes = self.data.shape[1] * np.dtype(self.space.dtype_name).itemsize
         blocks = max(1, n // max(MIN_BLOCK_ROWS, ROW_BLOCK_BYTES // max(1, row_bytes)))
         if blocks == 1:
-            return backend.matmul(self.gathered(), M)
+            return kernels.matmul(backend, self.gathered(), M)
         cuts = [i * n // blocks for i in range(blocks + 1)]  # blocks of equal size, +-1 row
         rows = self.on_backend
         return xp.concat(
-            [backend.matmul(xp.take(self.data, rows[a:b], axis=0), M) for a, b in itertools.pairwise(cuts)],
+            [
+                kernels.matmul(backend, xp.take(self.data, rows[a:b], axis=0), M)
+                for a, b in itertools.pairwise(cuts)
+            ],
             axis=0,
         )

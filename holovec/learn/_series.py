@@ -11,7 +11,7 @@ import array_api_compat
 import numpy as np
 from sklearn.utils import check_array
 
-from .._validation import check_known_shape
+from .._params import KNOWN_SHAPE
 from ..backends.arrays import check_has_data, to_host
 from ._data import is_framework_array, take_rows
 
@@ -41,7 +41,7 @@ def _as_3d(x: Any) -> Any:
 
 def _framework_series(X: Any, name: str) -> Any:
     """A torch or JAX array of series, checked where it is (no copy to the host)."""
-    check_known_shape(X, "X")
+    KNOWN_SHAPE.check("X", X)
     if getattr(X, "requires_grad", False) is True:
         X = X.detach()
     xp = array_api_compat.array_namespace(X)

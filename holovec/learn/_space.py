@@ -17,11 +17,13 @@ import contextlib
 import functools
 import math
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from .._fixed_order import pair_dots_kernel, rounding_margin
+from .. import kernels
+from .._fixed_order import pair_dots, rounding_margin
 from ..models import AllocationError
 from ..models.base import CHECKED_ALLOCATION_BYTES
 from ..models.protocol import real_dtype_name
@@ -64,42 +66,21 @@ def scaled_cosines(space: Space, H: Any, P: Any, scale: float) -> Any:
     return space.cosines(H, P) * scale
 
 
-def _collect(value: Any, array_type: type, out: list[Any]) -> None:
-    """The arrays of ``array_type`` in ``value`` (an array, a :class:`Rows`, a tuple of
-    them, or anything else), appended to ``out``."""
-    if isinstance(value, array_type):
-        out.append(value)
-    elif isinstance(value, Rows):
-        out.append(value.data)
-    elif isinstance(value, tuple):
-        for item in value:
-            _collect(item, array_type, out)
+def _canonical_dots(space: Space, H: Any, P: Any, index: Any) -> tuple[Any, Any, Any]:
+    """The canonical ``(dots, squares_h, squares_p)`` of rows ``H`` with every prototype of
+    ``P`` (``index`` None), or with the prototypes ``index`` (flat, ``c`` per row) of each."""
+    xp = space.xp
+    if index is None:
+        right = xp.broadcast_to(P[None, :, :], (H.shape[0], *P.shape))
+    else:
+        right = xp.reshape(xp.take(P, index, axis=0), (H.shape[0], -1, P.shape[1]))
+    return pair_dots(space.backend, H, right)
 
 
-def _on_host(value: Any, twin: Space, lent: dict[int, Any]) -> Any:
-    """``value`` with its arrays replaced by their NumPy views ``lent`` (by id), its
-    :class:`Rows` by rows of the views on the ``twin`` space."""
-    if isinstance(value, Rows):
-        return Rows(twin, lent[id(value.data)], value.index)
-    if isinstance(value, tuple):
-        return tuple(_on_host(item, twin, lent) for item in value)
-    return lent.get(id(value), value)
-
-
-def _lend(backend: Any, value: Any) -> Any:
-    """NumPy results (in tuples too) as arrays of ``backend``."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return backend.from_numpy(np.asarray(value))
-    if isinstance(value, tuple):
-        return tuple(_lend(backend, item) for item in value)
-    return value
-
-
-@functools.cache
-def _compiled(backend: Any, step: Callable[..., Any]) -> Callable[..., Any]:
-    """``step`` compiled on ``backend`` where it compiles kernels (once per backend and
-    step: the program cache then lives as long as the process), else ``step`` itself."""
-    return backend.jit(step) if backend.jit_kernels else step
+def _twin_step(space: Space, step: Callable[..., Any]) -> Callable[..., Any] | None:
+    """``step`` on ``space``'s NumPy twin (:attr:`Space.host_twin`), or ``None``."""
+    twin = space.host_twin
+    return None if twin is None else partial(step, twin)
 
 
 class Space:
@@ -152,17 +133,11 @@ class Space:
         NumPy backend's numbers bit for bit, at its speed (measured on 2 cores, one thread:
         AdaptHD on digits' MAP encodings at D=10,000 fits in 134 ms this way, against 171 ms
         in torch's own ops; RidgeHD in 444 ms against 947 ms)."""
-        if self.backend.jit_kernels:
-            return _compiled(self.backend, step)(self, *args)
-        twin = self.host_twin
-        if twin is not None:
-            arrays: list[Any] = []
-            _collect(args, self.backend.array_type, arrays)
-            views = self.backend.host_views(*arrays) if arrays else None
-            if views is not None:
-                lent = {id(a): v for a, v in zip(arrays, views, strict=True)}
-                return _lend(self.backend, step(twin, *_on_host(args, twin, lent)))
-        return step(self, *args)
+        program = self.backend.program(
+            partial(step, self), ("holovec.learn", step, self.arithmetic), keep=self.model.kernel_cache,
+            twin=partial(_twin_step, self, step),
+        )  # fmt: skip
+        return program(*args)
 
     @functools.cached_property
     def host_twin(self) -> Space | None:
@@ -171,10 +146,8 @@ class Space:
         the model's dtype (bfloat16)."""
         if not (self.backend.lends_host_views and self.backend.is_cpu):
             return None
-        try:
-            return Space(self.model.with_backend("numpy"))
-        except TypeError:
-            return None
+        host = self.model.host_model()  # (the model's one NumPy twin)
+        return None if host is None else Space(host)
 
     @staticmethod
     def real_dtype_name(model_dtype: str) -> str:
@@ -260,7 +233,7 @@ class Space:
         check is an expected failure)."""
         if isinstance(H, Rows):
             return H.product(M)
-        return self.backend.matmul(H, M)
+        return kernels.matmul(self.backend, H, M)
 
     def near_ties(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rows of host ``scores`` ``(n, classes)`` (from :meth:`cosines`) whose best class
@@ -289,14 +262,10 @@ class Space:
         views = None if twin is None else self.backend.host_views(H, P)
         if views is not None:
             return twin.canonical_cosines(*views, candidates)
-        xp, backend = self.xp, self.backend
-        with backend.float64_scope():
-            if candidates is None:
-                right = xp.broadcast_to(P[None, :, :], (H.shape[0], *P.shape))
-            else:
-                chosen = xp.take(P, backend.asarray(np.asarray(candidates).reshape(-1)), axis=0)
-                right = xp.reshape(chosen, (*candidates.shape, P.shape[1]))
-            dots, squares_h, squares_p = (backend.to_numpy(a) for a in pair_dots_kernel(backend)(H, right))
+        backend = self.backend
+        with kernels.float64_scope(backend):
+            index = None if candidates is None else backend.asarray(np.asarray(candidates).reshape(-1))
+            dots, squares_h, squares_p = (backend.to_numpy(a) for a in self.run(_canonical_dots, H, P, index))
         denominator = np.sqrt(squares_h) * np.sqrt(squares_p)
         return np.where(denominator > 0, dots / np.where(denominator > 0, denominator, 1.0), 0.0)
 
@@ -346,13 +315,13 @@ class Space:
                 H = H.take(active) if isinstance(H, Rows) else xp.take(H, active, axis=0)
         if isinstance(H, Rows):
             H = H.gathered()
-        return P + backend.matmul(xp.permute_dims(coef, (1, 0)), H)
+        return P + kernels.matmul(backend, xp.permute_dims(coef, (1, 0)), H)
 
     def _add_traced(self, P: Any, coef: Any, H: Any) -> Any:
         """:meth:`add` in a compiled program, where shapes are fixed: where at most an
         eighth of the rows update anything, the product of those rows (in their order,
         then rows of zeros up to the eighth), else of all; the program holds both and runs
-        one (``Backend.cond``)."""
+        one (``kernels.cond``)."""
         xp, backend = self.xp, self.backend
         transposed = xp.permute_dims(coef, (1, 0))
         few = max(1, coef.shape[0] // 8)
@@ -361,12 +330,13 @@ class Space:
         def product_of_few() -> Any:
             # the active rows first, in their order (a stable sort of 0 for active, 1 for not)
             rows = xp.argsort(xp.astype(~active, xp.int32), stable=True)[:few]
-            return P + backend.matmul(xp.take(transposed, rows, axis=1), xp.take(H, rows, axis=0))
+            return P + kernels.matmul(backend, xp.take(transposed, rows, axis=1), xp.take(H, rows, axis=0))
 
-        return backend.cond(
+        return kernels.cond(
+            backend,
             xp.sum(xp.astype(active, xp.int32)) <= few,
             product_of_few,
-            lambda: P + backend.matmul(transposed, H),
+            lambda: P + kernels.matmul(backend, transposed, H),
         )
 
     def computed(self, x: Any) -> Any:
@@ -385,7 +355,7 @@ class Space:
         blocked LU needs square chunks, which products of minibatches do not have, and a
         fitted read-out is computed anyway."""
         if not self.backend.lazy:
-            with self.backend.full_precision():  # (the LU solve may multiply inside)
+            with kernels.full_precision(self.backend):  # (the LU solve may multiply inside)
                 return self.xp.linalg.solve(A, B)
         system = self.backend.to_numpy(self.xp.concat([A, B], axis=1))
         n = A.shape[1]
@@ -397,7 +367,7 @@ class Space:
         :meth:`solve`) become a ``ValueError`` with ``message``."""
         try:
             yield
-        except self.backend.singular_system_errors:
+        except kernels.singular_system_errors(self.backend):
             raise ValueError(message) from None
 
     def check_memory(self, needed: int, what: str, advice: str) -> None:
@@ -419,7 +389,7 @@ class Space:
 
     def wide(self) -> Any:
         """The float dtype for solving linear systems (float64 where the backend has it)."""
-        return self.backend.default_float_dtype()
+        return kernels.default_float_dtype(self.backend)
 
     def dim_scores(self, per_feature: Any) -> Any:
         """A score per feature column ``(width,)`` folded to one per model dimension ``(dim,)``."""

@@ -12,18 +12,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import ClassifierMixin
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .. import kernels
 from .._params import Flag
-from ._base import Batch, HDEstimator
-from ._data import host_labels, n_rows
+from ._base import Batch
 from ._docs import shared_parameters
+from ._engine import Classifier
 from ._space import Space, scaled_cosines
-from ._targets import class_indices, class_labels, sorted_classes
 
-__all__ = ["CentroidClassifier", "PrototypeClassifier", "stream_classes"]
+__all__ = ["CentroidClassifier", "PrototypeClassifier"]
 
 #: the element kinds whose vectors are bits in some form, so prototypes can be binarised
 _BINARISABLE = ("bipolar", "binary")
@@ -42,86 +40,32 @@ def _bundling(space: Space, P: Any, H: Any, t: Any, weights: Any, scale: float) 
     return space.add(P, space.masked(space.one_hot(t, P.shape[0]), weights) * scale, H)
 
 
-def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndarray:
-    """The labels of a stream for ``partial_fit``, as scikit-learn defines them: needed on
-    the first call (at least 2), and equal to ``classes_`` on later calls where given (a
-    stream that starts anew after ``fit`` may take ``fit``'s)."""
-    if classes is None:
-        if not hasattr(estimator, "classes_"):
-            raise ValueError(
-                f"{type(estimator).__name__}.partial_fit needs classes (every label of the stream) "
-                "on its first call"
-            )
-        return estimator.classes_
-    labels = host_labels(classes)
-    sorted_classes(labels, "classes")  # labels that cannot be sorted together: a TypeError
-    try:  # (checked as fit checks y: 1-D, no NaN, no continuous values)
-        classes = sorted_classes(class_labels(labels, np.size(labels)), "classes")
-    except ValueError as error:
-        raise ValueError(f"classes must be a 1-D array of class labels: {error}") from None
-    if first and len(classes) < 2:
-        raise ValueError(f"classes must hold at least 2 labels, got {classes.tolist()!r}")
-    if not first and not np.array_equal(classes, estimator.classes_):
-        raise ValueError(
-            f"classes={classes.tolist()!r} is not the same as on the first call to partial_fit "
-            f"(classes_={estimator.classes_.tolist()!r})"
-        )
-    return classes
-
-
-class PrototypeClassifier(ClassifierMixin, HDEstimator):
+class PrototypeClassifier(Classifier):
     """Shared machinery of the prototype classifiers (fit, partial_fit, predict)."""
 
-    #: whether the rule learns from a stream (``partial_fit``)
-    _streams = True
-
+    _registered = False  # (a base: files name its subclasses)
+    _defaults: ClassVar[dict[str, Any]] = {"binarize": False}
     _parameter_rules: ClassVar[dict[str, Any]] = {"binarize": Flag()}
 
-    # -- fitting ----------------------------------------------------------------------------
-    def fit(self, X: Any, y: Any) -> PrototypeClassifier:
-        """Learn the class prototypes from samples ``X`` and labels ``y``."""
-        self._check_params()
-        X = self._fit_encoder(X)
-        y = class_labels(y, n_rows(X))
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; y has 1 class: "
-                f"{self.classes_.tolist()!r}"
-            )
-        t = class_indices(y, self.classes_)
-        self.prototypes_ = self.space_.zeros(len(self.classes_))
+    # -- fitting (the hooks of the template fit and partial_fit: see holovec.learn._engine) --
+    def _learn(self, X: Any, t: np.ndarray) -> None:
+        self._learn_stream(X, t, True, fitting=True)
+
+    def _starts_stream(self) -> bool:
+        return not hasattr(self, "prototypes_")
+
+    def _learn_stream(self, X: Any, t: np.ndarray, first: bool, *, fitting: bool = False) -> None:
+        if first:
+            self.prototypes_ = self.space_.zeros(len(self.classes_))
         # minibatch products: on one BLAS thread where more would only spin between them
-        with self.space_.backend.small_products(
-            2.0 * self.batch_size * len(self.classes_) * self.space_.width
+        with kernels.small_products(
+            self.space_.backend, 2.0 * self.batch_size * len(self.classes_) * self.space_.width
         ):
-            self._train(X, t)
+            if fitting:
+                self._train(X, t)
+            else:
+                self._stream(X, t)
         self._finish()
-        return self
-
-    @available_if(lambda self: self._streams)
-    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> PrototypeClassifier:
-        """Learn from one more batch of a stream (see the class's notes on streams).
-
-        The first call fits the encoder (its standardisation uses this first batch; later
-        batches must have as many features) and needs ``classes``, every label of the
-        stream; later calls may pass them again (the same labels) or not.
-        """
-        first = not hasattr(self, "prototypes_")
-        if first:
-            self._check_params()
-        classes = stream_classes(self, classes, first)
-        X = self._fit_encoder(X) if first else self._check_input(X)
-        t = class_indices(class_labels(y, n_rows(X)), classes)
-        if first:
-            self.classes_ = classes
-            self.prototypes_ = self.space_.zeros(len(classes))
-        with self.space_.backend.small_products(
-            2.0 * self.batch_size * len(self.classes_) * self.space_.width
-        ):  # (as in fit)
-            self._stream(X, t)
-        self._finish()
-        return self
 
     def _stream(self, X: Any, t: np.ndarray) -> None:
         """What ``partial_fit`` learns from a batch: one pass of ``_stream_rule``."""
@@ -264,8 +208,6 @@ class CentroidClassifier(PrototypeClassifier):
         for BSC): what runs on small hardware, at a measured cost in accuracy.
     batch_size : int, default 1024
         Samples encoded and applied at once; memory is bounded by it, not the data set.
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in ``encoder_.seed_``).
     verbose : bool, default False
         Show a progress bar over the epochs of training.
     {random_state}
@@ -291,32 +233,7 @@ class CentroidClassifier(PrototypeClassifier):
     >>> from sklearn.datasets import load_iris
     >>> from holovec.learn import CentroidClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> clf = CentroidClassifier(dim=2000, seed=0).fit(X, y)
+    >>> clf = CentroidClassifier(dim=2000, random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.85
     True
     """
-
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        binarize: bool = False,
-        batch_size: int = 1024,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.binarize = binarize
-        self.batch_size = batch_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state

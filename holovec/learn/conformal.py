@@ -24,7 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import Interval, Options, check_parameters
 from ..random import fresh_seed
 from ._data import is_framework_array, n_rows, take_rows
-from ._seed import RANDOM_STATE, seed_of
+from ._docs import document_methods
+from ._seed import RANDOM_STATE, chosen_seed
 from ._targets import class_indices, class_labels
 from .calibration import softmax
 
@@ -66,6 +67,7 @@ def conformal_quantile(scores: np.ndarray, alpha: float) -> float:
     return float("inf") if rank > n else float(np.partition(scores, rank - 1)[rank - 1])
 
 
+@document_methods
 class ConformalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Prediction sets with a coverage guarantee around any classifier (split conformal).
 
@@ -116,7 +118,7 @@ class ConformalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> from sklearn.datasets import load_iris
     >>> from holovec.learn import ConformalClassifier, RidgeHDClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> cp = ConformalClassifier(RidgeHDClassifier(dim=1000, seed=0), alpha=0.1, random_state=0)
+    >>> cp = ConformalClassifier(RidgeHDClassifier(dim=1000, random_state=0), alpha=0.1, random_state=0)
     >>> sets = cp.fit(X, y).predict_set(X)
     >>> sets.shape, sets.dtype
     ((150, 3), dtype('bool'))
@@ -177,7 +179,7 @@ class ConformalClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Training and calibration rows: a seeded shuffle, the first sample of every class
         kept for training, then ``calibration_size`` of all samples for calibration."""
         n = len(y)
-        seed = seed_of(None, self.random_state, type(self).__name__)
+        seed = chosen_seed(self)
         seed = fresh_seed() if seed is None else seed
         order = np.random.default_rng(seed).permutation(n)
         _, first = np.unique(y[order], return_index=True)

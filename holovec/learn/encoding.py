@@ -11,8 +11,18 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import NONE, POSITIVE, POSITIVE_INT, Either, Flag, InstanceOf, Options, check_parameters
-from .._validation import check_known_shape
+from .. import kernels
+from .._params import (
+    KNOWN_SHAPE,
+    NONE,
+    POSITIVE,
+    POSITIVE_INT,
+    Either,
+    Flag,
+    InstanceOf,
+    Options,
+    fit_context,
+)
 from ..backends import dtype_name
 from ..backends.arrays import check_has_data
 from ..encoders import SinusoidEncoder, VectorEncoder
@@ -30,7 +40,9 @@ from ._data import (
     padded_size,
     take_rows,
 )
-from ._seed import RANDOM_STATE, seed_of
+from ._docs import shared_parameters
+from ._seed import RANDOM_STATE, chosen_seed
+from ._signature import DeclaredParameters
 
 __all__ = ["HDEncoder", "feature_encoder"]
 
@@ -77,7 +89,8 @@ def _tiny_scale(scale: np.ndarray, mean: np.ndarray, n_samples: int, eps: float)
     return scale <= np.hypot(math.sqrt(n_eps) * scale, n_eps * np.abs(mean))
 
 
-class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+@shared_parameters
+class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Samples as hypervectors of a holovec model: a scikit-learn transformer.
 
     By default a numeric matrix ``X (n_samples, n_features)`` is standardised (each
@@ -116,15 +129,15 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         An encoder to use instead of the encodings above (its model is used).
     backend, device : str or None
         Where the model computes (``None``: holovec's default backend and its best device).
-    seed : int or None
-        Seeds the model and the projection; ``None`` draws a fresh seed at ``fit``
-        (stored in ``seed_``).
     batch_size : int, default 1024
         Rows encoded at once: memory is bounded by ``batch_size * dim``, not the data set.
     random_state : int or None, default None
-        scikit-learn's name for ``seed``: give either (both only if equal). A NumPy
-        ``RandomState`` or ``Generator`` is refused (``TypeError``): holovec's generator is
-        seeded by an int, so that a fit reproduces from its parameters.
+        Seeds the model and the projection; ``None`` draws a fresh seed at ``fit`` (stored
+        in ``seed_``). A NumPy ``RandomState`` or ``Generator`` is refused (``TypeError``):
+        holovec's generator is seeded by an int, so that a fit reproduces from its parameters.
+    seed : int or None, default None
+        Deprecated alias of ``random_state`` (a ``FutureWarning`` at ``fit``); where both
+        are given, ``random_state`` is used.
 
     Attributes
     ----------
@@ -155,42 +168,31 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     >>> import numpy as np
     >>> from holovec.learn import HDEncoder
     >>> X = np.array([[0.0, 1.0], [0.1, 1.1], [5.0, -3.0]])
-    >>> enc = HDEncoder(dim=2000, seed=0).fit(X)
+    >>> enc = HDEncoder(dim=2000, random_state=0).fit(X)
     >>> H = enc.transform(X)
     >>> H.shape, enc.model_.name
     ((3, 2000), 'FHRR')
     """
 
-    # a class default (not documented as an attribute: ``random_state`` is a parameter):
-    # encoders pickled before the parameter existed read it
+    # class defaults (not documented as attributes: they are parameters): encoders pickled
+    # before the parameters existed read them
     random_state = None
+    seed = None
 
-    def __init__(
-        self,
-        model: str = "FHRR",
-        dim: int | None = None,
-        *,
-        encoding: str = "sinusoid",
-        bandwidth: float | str = "scale",
-        standardize: bool = True,
-        encoder: Any = None,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        batch_size: int = 1024,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoding = encoding
-        self.bandwidth = bandwidth
-        self.standardize = standardize
-        self.encoder = encoder
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.batch_size = batch_size
-        self.random_state = random_state
+    _positional: ClassVar[tuple[str, ...]] = ("model", "dim")
+    _defaults: ClassVar[dict[str, Any]] = {
+        "model": "FHRR",
+        "dim": None,
+        "encoding": "sinusoid",
+        "bandwidth": "scale",
+        "standardize": True,
+        "encoder": None,
+        "backend": None,
+        "device": None,
+        "batch_size": 1024,
+        "random_state": None,
+        "seed": None,
+    }
 
     # -- parameters -------------------------------------------------------------------------
     _parameter_rules: ClassVar[dict[str, Any]] = {
@@ -200,27 +202,29 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "encoder": Either(NONE, InstanceOf(Encoder, what="a holovec encoder (holovec.encoders)")),
         "batch_size": POSITIVE_INT,
         "random_state": RANDOM_STATE,
+        "seed": RANDOM_STATE,
     }
 
     def chosen_seed(self) -> int | None:
-        """The seed that ``seed`` and ``random_state`` give (``None``: neither; see
-        :class:`HDEncoder`); ``ValueError`` where they differ."""
-        return seed_of(self.seed, self.random_state, type(self).__name__)
+        """The seed that ``random_state`` gives, or its deprecated alias ``seed`` (with a
+        ``FutureWarning``; ``None``: neither given; see :class:`HDEncoder`)."""
+        return chosen_seed(self)
 
     @property
     def _numeric(self) -> bool:
         return self.encoder is None
 
     # -- fit / transform --------------------------------------------------------------------
+    @fit_context
     def fit(self, X: Any, y: Any = None) -> HDEncoder:
         """Choose the seed, create the model and encoder, and learn the standardisation."""
         self.fit_checked(X)
         return self
 
+    @fit_context
     def fit_checked(self, X: Any) -> Any:
         """:meth:`fit`, returning ``X`` as checked (an estimator built on this encoder then
         encodes it with :meth:`encode_checked` without checking it twice)."""
-        check_parameters(self)
         seed = self.chosen_seed()
         self.seed_ = check_seed(seed) if seed is not None else secrets.randbits(64)
         if self.encoder is not None:
@@ -253,7 +257,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         eps = float(np.finfo(np.float64).eps)
         if is_framework_array(X):  # statistics on the device, two small vectors to the host
             xp, backend = self.model_.xp, self.model_.backend
-            Xd = xp.astype(backend.asarray(X), backend.default_float_dtype())
+            Xd = xp.astype(backend.asarray(X), kernels.default_float_dtype(backend))
             mean = backend.to_numpy(xp.mean(Xd, axis=0)).astype(np.float64)
             scale = backend.to_numpy(xp.std(Xd, axis=0)).astype(np.float64)
             eps = float(xp.finfo(Xd.dtype).eps)  # (the rounding of the float they are computed in)
@@ -273,7 +277,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """Precomputed input: vectors of the model (checked, values included)."""
         model = self.model_
         check_has_data(X, "X")
-        check_known_shape(X, "X")
+        KNOWN_SHAPE.check("X", X)
         if not (is_framework_array(X) or isinstance(X, np.ndarray)):
             X = np.asarray(X)
         X = X.detach() if getattr(X, "requires_grad", False) is True else X  # (as check_features)
@@ -333,7 +337,7 @@ class HDEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             x = np.asarray(X, dtype=np.float64)
             return x if self.mean_ is None else (x - self.mean_) / self.scale_
         backend = self.model_.backend
-        wide = backend.default_float_dtype()
+        wide = kernels.default_float_dtype(backend)
         x = self.model_.xp.astype(backend.asarray(X), wide)
         if self.mean_ is None:
             return x

@@ -23,7 +23,8 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, ClusterMixin, Transfor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import NON_NEGATIVE, POSITIVE_INT, Either, Options
+from .. import kernels
+from .._params import NON_NEGATIVE, POSITIVE_INT, Either, Options, fit_context
 from ..backends import dtype_name
 from ..random import fold_in
 from ._base import HDEstimator
@@ -77,7 +78,7 @@ def _bandwidth(X: Any, backend: Any) -> float:
         xp, x = np, np.asarray(X, dtype=np.float64)
     else:
         xp = backend.xp
-        x = xp.astype(backend.asarray(X), backend.default_float_dtype())
+        x = xp.astype(backend.asarray(X), kernels.default_float_dtype(backend))
     magnitude = float(xp.max(xp.abs(x)))
     if magnitude == 0.0:
         return 1.0
@@ -142,9 +143,6 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
     batch_size : int, default 1024
         Samples encoded at once (and scored at once by ``predict``). ``fit`` keeps all
         the encodings, ``n * width`` floats of the learning space.
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also draws the first centroids.
     verbose : bool, default False
         Show a progress bar over the runs.
     {random_state}
@@ -179,7 +177,7 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
     >>> from sklearn.metrics import adjusted_rand_score
     >>> from holovec.learn import HDKMeans
     >>> X, y = load_iris(return_X_y=True)
-    >>> km = HDKMeans(n_clusters=3, dim=2000, seed=0).fit(X)
+    >>> km = HDKMeans(n_clusters=3, dim=2000, random_state=0).fit(X)
     >>> adjusted_rand_score(y, km.labels_) > 0.5
     True
     """
@@ -192,38 +190,14 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
         "tol": NON_NEGATIVE,
     }
 
-    def __init__(
-        self,
-        n_clusters: int = 8,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        init: str = "k-means++",
-        n_init: int | str = "auto",
-        max_iter: int = 300,
-        tol: float = 1e-4,
-        batch_size: int = 1024,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.n_clusters = n_clusters
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.init = init
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.batch_size = batch_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state
+    _positional: ClassVar[tuple[str, ...]] = ("n_clusters", "model", "dim")
+    _defaults: ClassVar[dict[str, Any]] = {
+        "n_clusters": 8,
+        "init": "k-means++",
+        "n_init": "auto",
+        "max_iter": 300,
+        "tol": 1e-4,
+    }
 
     # -- fitting ----------------------------------------------------------------------------
     def _make_encoder(self) -> HDEncoder:
@@ -243,16 +217,19 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
             self.model_, self.space_ = encoder.model_, Space(encoder.model_)
         return X
 
+    @fit_context
     def fit(self, X: Any, y: Any = None) -> HDKMeans:
         """Cluster the samples ``X`` (``y`` is ignored)."""
         self._fit(X)
         return self
 
+    @fit_context
     def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
         """:meth:`fit`, then the training samples' distances to the centroids (from the
         encodings of the fit, not encoded again)."""
         return _distances(self._fit(X))
 
+    @fit_context
     def fit_predict(self, X: Any, y: Any = None) -> np.ndarray:
         """:meth:`fit`, then ``labels_``."""
         self._fit(X)
@@ -260,7 +237,6 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
 
     def _fit(self, X: Any) -> np.ndarray:
         """Fit; the training samples' cosines with the centroids kept, ``(n, k)``."""
-        self._check_params()
         X = self._fit_encoder(X)
         n, k = n_rows(X), self.n_clusters
         if n < k:
@@ -390,6 +366,12 @@ class HDKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
         return self.cluster_centers_.shape[0]
 
     # -- the hooks of holovec.learn.load ------------------------------------------------------
+    @classmethod
+    def fitted_rows(cls, params: dict[str, Any], n_classes: int | None) -> int | None:
+        """A row per cluster: ``params["n_clusters"]`` (checked by its rule)."""
+        cls._parameter_rules["n_clusters"].check("n_clusters", params["n_clusters"])
+        return int(params["n_clusters"])
+
     @classmethod
     def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         """The centroids: ``n_classes`` is the number of clusters here."""

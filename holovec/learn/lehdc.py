@@ -17,9 +17,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._params import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, Interval
 from ..random import fold_in
+from ._base import Batch
 from ._docs import shared_parameters
+from ._engine import Rule
 from ._space import Space
 from .centroid import PrototypeClassifier
 
@@ -48,13 +51,13 @@ def _lehdc_step(
     lr, correct1, correct2, decay, scale, n = hyper
     width = W.shape[1]
     cos_scale = scale / float(np.sqrt(width))  # (H is unit rows, the signs have length sqrt(width))
-    logits = cos_scale * backend.matmul(H, xp.permute_dims(_signs(space, W), (1, 0)))
+    logits = cos_scale * kernels.matmul(backend, H, xp.permute_dims(_signs(space, W), (1, 0)))
     logits = logits - xp.max(logits, axis=1, keepdims=True)
     p = xp.exp(logits)
     p = p / xp.sum(p, axis=1, keepdims=True)
     # d(mean cross-entropy)/d(logits), rows of padding zero
     G = space.masked(p - space.one_hot(t, W.shape[0]), weights) * (1.0 / n)
-    grad = cos_scale * backend.matmul(xp.permute_dims(G, (1, 0)), H)
+    grad = cos_scale * kernels.matmul(backend, xp.permute_dims(G, (1, 0)), H)
     grad = xp.where(xp.abs(W) <= 1.0, grad, xp.zeros_like(grad)) + decay * W  # the STE, weight decay
     b1, b2 = _BETAS
     M = b1 * M + (1.0 - b1) * grad
@@ -91,7 +94,7 @@ class LeHDCClassifier(PrototypeClassifier):
     {encoder_parameters}
     epochs : int, default 30
         Passes of Adam over the training set (``partial_fit``: over each batch), each in an
-        order shuffled from ``seed`` and the epoch (0: the signs of the class means).
+        order shuffled from ``random_state`` and the epoch (0: the signs of the class means).
     lr : float, default 0.003
         Adam's learning rate (the latent weights that matter lie in [-1, 1]).
     scale : float, default 30.0
@@ -100,7 +103,7 @@ class LeHDCClassifier(PrototypeClassifier):
         L2 penalty on the latent weights, added to their gradient.
     dropout : float, default 0.2
         Fraction, in [0, 1), of each training encoding's elements zeroed (and the rest
-        scaled by ``1 / (1 - dropout)``) at each step, drawn from ``seed``.
+        scaled by ``1 / (1 - dropout)``) at each step, drawn from ``random_state``.
     binarize : bool, default False
         Predict by the model's own similarity with the prototypes as model vectors (MAP and
         BSC: a Hamming search for BSC); the prototypes are signs already, so the predictions
@@ -109,9 +112,6 @@ class LeHDCClassifier(PrototypeClassifier):
         Samples per step of Adam (the paper's minibatches are small).
     cache_size : float, default 512
         MiB for keeping the training set's encodings between epochs (0: encoded every epoch).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also orders the passes and draws the dropout.
     verbose : bool, default False
         Show a progress bar over the epochs of training.
     {random_state}
@@ -137,7 +137,7 @@ class LeHDCClassifier(PrototypeClassifier):
     >>> from sklearn.datasets import load_digits
     >>> from holovec.learn import LeHDCClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> LeHDCClassifier(dim=1000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    >>> LeHDCClassifier(dim=1000, epochs=5, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
 
@@ -150,42 +150,15 @@ class LeHDCClassifier(PrototypeClassifier):
         "cache_size": NON_NEGATIVE,
     }
 
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        epochs: int = 30,
-        lr: float = 0.003,
-        scale: float = 30.0,
-        weight_decay: float = 0.0003,
-        dropout: float = 0.2,
-        binarize: bool = False,
-        batch_size: int = 64,
-        cache_size: float = 512,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.epochs = epochs
-        self.lr = lr
-        self.scale = scale
-        self.weight_decay = weight_decay
-        self.dropout = dropout
-        self.binarize = binarize
-        self.batch_size = batch_size
-        self.cache_size = cache_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state
+    _defaults: ClassVar[dict[str, Any]] = {
+        "epochs": 30,
+        "lr": 0.003,
+        "scale": 30.0,
+        "weight_decay": 0.0003,
+        "dropout": 0.2,
+        "batch_size": 64,
+        "cache_size": 512,
+    }
 
     def _train(self, X: Any, t: np.ndarray) -> None:
         self._train_state_from_scratch()
@@ -198,30 +171,34 @@ class LeHDCClassifier(PrototypeClassifier):
         step count of the calls before (all kept: a stream saved and loaded goes on as if
         uninterrupted)."""
         space = self.space_
-        xp = space.xp
         if getattr(self, "latent_weights_", None) is None:  # the first call of a stream
             self._train_state_from_scratch()
+        b1, b2 = _BETAS
+        # (before the encodings are kept: the class means are bundled as fit bundles them)
         W, M, V = self.latent_weights_, self.adam_moments_, self.adam_variances_
-        W, M, V = self._start_new_classes(X, t, (W, M, V))
-        step, b1, b2 = int(self.adam_steps_), *_BETAS
-        with self._keeping_encodings(X):
-            for epoch in self._progress(self.epochs, type(self).__name__):
-                for batch in self._encoded(X, epoch=epoch, training=True):
-                    step += 1
-                    hyper = (
-                        float(self.lr), 1.0 / (1.0 - b1**step), 1.0 / (1.0 - b2**step),
-                        float(self.weight_decay), float(self.scale), float(batch.n),
-                    )  # fmt: skip
-                    H = self._dropped(batch.H, epoch, step)
-                    W, M, V = space.run(
-                        _lehdc_step, (W, M, V), H, space.indices(batch.take(t)), batch.weights, hyper
-                    )
-        self._check_in_range(xp.sum(W * W), "the latent weights", f"lower lr (now {self.lr!r})")
-        self.latent_weights_, self.adam_moments_, self.adam_variances_ = (
-            space.computed(a) for a in (W, M, V)
-        )
-        self.adam_steps_ = float(step)
-        self.prototypes_ = _signs(space, self.latent_weights_)
+        start = (*self._start_new_classes(X, t, (W, M, V)), int(self.adam_steps_))
+
+        def learn(state: tuple[Any, Any, Any, int], batch: Batch, epoch: int | None) -> tuple[Any, ...]:
+            W, M, V, step = state
+            step += 1
+            hyper = (
+                float(self.lr), 1.0 / (1.0 - b1**step), 1.0 / (1.0 - b2**step),
+                float(self.weight_decay), float(self.scale), float(batch.n),
+            )  # fmt: skip
+            H = self._dropped(batch.H, epoch, step)
+            W, M, V = space.run(_lehdc_step, (W, M, V), H, space.indices(batch.take(t)), batch.weights, hyper)
+            return W, M, V, step
+
+        def finish(state: tuple[Any, Any, Any, int]) -> None:
+            W, M, V, step = state
+            self._check_in_range(space.xp.sum(W * W), "the latent weights", f"lower lr (now {self.lr!r})")
+            self.latent_weights_, self.adam_moments_, self.adam_variances_ = (
+                space.computed(a) for a in (W, M, V)
+            )
+            self.adam_steps_ = float(step)
+            self.prototypes_ = _signs(space, self.latent_weights_)
+
+        self._train_epochs(X, Rule(lambda: start, learn, finish))
 
     def _train_state_from_scratch(self) -> None:
         """Latent weights and moments of zeros, no step and no samples yet."""

@@ -36,7 +36,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
     {encoder_parameters}
     epochs : int, default 20
         Retraining passes over the training set after the first pass (0: the first pass
-        alone), each in an order shuffled from ``seed`` and the epoch.
+        alone), each in an order shuffled from ``random_state`` and the epoch.
     lr : float, default 0.035
         The weight of each update, as for :class:`AdaptHDClassifier`.
     regen_rate : float, default 0.04
@@ -47,44 +47,21 @@ class NeuralHDClassifier(AdaptHDClassifier):
 
     Attributes
     ----------
-    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
-        As for :class:`CentroidClassifier`.
+    {retraining_attributes}
 
     Examples
     --------
     >>> from sklearn.datasets import load_iris
     >>> from holovec.learn import NeuralHDClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> NeuralHDClassifier(dim=2000, epochs=6, regen_every=3, seed=0).fit(X, y).score(X, y) > 0.9
+    >>> NeuralHDClassifier(dim=2000, epochs=6, regen_every=3, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
 
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        epochs: int = 20,
-        lr: float = 0.035,
-        regen_rate: float = 0.04,
-        regen_every: int = 5,
-        binarize: bool = False,
-        batch_size: int = 1024,
-        cache_size: float = 512,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        super().__init__(
-            model, dim, encoder=encoder, epochs=epochs, lr=lr, binarize=binarize, batch_size=batch_size,
-            cache_size=cache_size, backend=backend, device=device, seed=seed, verbose=verbose,
-            random_state=random_state,
-        )  # fmt: skip
-        self.regen_rate = regen_rate
-        self.regen_every = regen_every
+    _defaults: ClassVar[dict[str, Any]] = {
+        "regen_rate": 0.04,
+        "regen_every": 5,
+    }
 
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "regen_rate": Interval(0, 1, closed="neither"),
@@ -96,7 +73,8 @@ class NeuralHDClassifier(AdaptHDClassifier):
         if not hasattr(self.encoder_.encoder_, "regenerate"):
             raise ValueError(
                 "NeuralHDClassifier needs an encoder that can regenerate dimensions (HDEncoder with "
-                f"encoding='sinusoid'); got {type(self.encoder_).__name__} (its encoder: {self.encoder_.encoder_!r})"
+                f"encoding='sinusoid'); got {type(self.encoder_).__name__} "
+                f"(its encoder: {self.encoder_.encoder_!r})"
             )
         return X
 

@@ -29,8 +29,12 @@ __all__ = ["load", "save"]
 
 FORMAT = "holovec.estimator"
 FORMAT_VERSION = 1
-#: the fitted attributes an estimator may have (arrays or numbers), in the order saved
-_FITTED = ("classes_", "prototypes_", "coef_", "intercept_", "cluster_centers_")
+#: the estimator classes a file may name, by name: every public HDEstimator registers
+#: itself here (``HDEstimator.__init_subclass__``), and states its fitted state through
+#: its hooks ``fitted_rows``, ``fitted_shapes`` and ``stream_shapes``
+ESTIMATORS: dict[str, type] = {}
+#: what files written before the registry list for every class (None where a class has none)
+_OLDER_FILES = ("prototypes_", "coef_", "intercept_", "cluster_centers_")
 #: fitted attributes that derive from the others: made again at load, not read (older
 #: files hold them)
 _DERIVED = ("class_vectors_",)
@@ -38,12 +42,11 @@ _DERIVED = ("class_vectors_",)
 _PLAIN = (type(None), bool, int, float, str)
 
 
-def _estimator_classes() -> dict[str, type]:
-    from .. import learn
-    from ._base import HDEstimator
-
-    classes = (getattr(learn, n) for n in learn.__all__)
-    return {c.__name__: c for c in classes if isinstance(c, type) and issubclass(c, HDEstimator)}
+def _state_names(cls: type, params: dict[str, Any], n_classes: int | None) -> tuple[int | None, list[str]]:
+    """The rows of a ``cls``'s fitted state (see ``fitted_rows``) and the names of that
+    state (``fitted_shapes``), as its file lists them."""
+    rows = cls.fitted_rows(params, n_classes)
+    return rows, list(cls.fitted_shapes(rows, 1))
 
 
 def _plain(value: Any, name: str) -> Any:
@@ -132,7 +135,9 @@ def save(estimator: Any, path: str | PathLike | Any) -> None:
     arrays: dict[str, np.ndarray] = {}
     fitted: dict[str, Any] = {}
     stream = _stream_names(type(estimator))
-    for name in _FITTED + stream:
+    classes = getattr(estimator, "classes_", None)
+    _, names = _state_names(type(estimator), params, None if classes is None else len(classes))
+    for name in [*(["classes_"] if classes is not None else []), *names, *stream]:
         value = getattr(estimator, name, None)
         if name in stream and value is not None and not isinstance(value, (float, np.floating)):
             # what partial_fit goes on from (float64 on the host: sums lose no precision)
@@ -185,7 +190,20 @@ def load(path: str | PathLike | Any, *, backend: Any = None, device: Any = None)
     model's width and the encoder's features before any array is read, and its values
     after (finite; standard deviations positive; the learned state within the range of
     the learning space's floats, as a fit leaves it); a file that disagrees raises
-    ``ValueError``."""
+    ``ValueError``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.npz`` file.
+    backend, device : str or None, default None
+        Where the estimator computes (``None``: the backend it was saved from, its best device).
+
+    Returns
+    -------
+    estimator
+        The fitted estimator, of the class the file names.
+    """
     record, arrays = read_archive(
         path, format=FORMAT, versions=FORMAT_VERSION, what="estimator", check=_check_layout
     )
@@ -230,23 +248,23 @@ def _expected_arrays(record: dict) -> dict[str, tuple[tuple[int, ...], str]]:
     m, e, fitted = record["model"], record["encoder"], record["fitted"]
     dim, model_dtype = _count(m["dim"], "dim", 1), m["dtype"]
     width, real = Space.width_of(dim, model_dtype), Space.real_dtype_name(model_dtype)
-    unknown = set(fitted) - {*_FITTED, *_DERIVED, *_stream_names(cls)}
-    if unknown:
-        raise ValueError(f"unknown fitted attributes {sorted(unknown)}")
     classes = fitted.get("classes_")
     if issubclass(cls, ClassifierMixin) != (classes is not None):
         raise ValueError(f"a {cls.__name__} {'needs' if classes is None else 'has no'} classes_")
-    rows = None if classes is None else len(_labels(classes))
-    if classes is None and "n_clusters" in record["params"]:  # a clusterer: a row per cluster
-        rows = _count(record["params"]["n_clusters"], "n_clusters", 1)
+    n_classes = None if classes is None else len(_labels(classes))
+    rows, _ = _state_names(cls, record["params"], n_classes)
     shapes = cls.fitted_shapes(rows, width)
+    known = {"classes_", *shapes, *_DERIVED, *_stream_names(cls)}
+    unknown = sorted(set(fitted) - known - set(_OLDER_FILES))
+    if unknown:
+        raise ValueError(f"unknown fitted attributes {unknown}")
+    absent = sorted(name for name in _OLDER_FILES if name not in known and fitted.get(name) is not None)
+    if absent:
+        raise ValueError(f"a {cls.__name__} has no {', '.join(absent)}")
     out = {}
-    for name in _FITTED[1:]:
-        stored, shape = fitted.get(name), shapes.get(name)
-        if shape is None:
-            if stored is not None:
-                raise ValueError(f"a {cls.__name__} has no {name}")
-        elif shape == ():  # a number (older files: a 0-d array)
+    for name, shape in shapes.items():
+        stored = fitted.get(name)
+        if shape == ():  # a number (older files: a 0-d array)
             if stored == "array":
                 out[name] = ((), real)
             elif not _finite_number(stored):
@@ -255,7 +273,6 @@ def _expected_arrays(record: dict) -> dict[str, tuple[tuple[int, ...], str]]:
             raise ValueError(f"a {cls.__name__} needs the array {name}")
         else:
             out[name] = (shape, real)
-    n_classes = None if classes is None else len(_labels(classes))
     for name, shape in cls.stream_shapes(n_classes, width).items():  # optional: a fit may keep none
         stored = fitted.get(name)
         if stored == "array":
@@ -298,10 +315,9 @@ def _count(value: Any, name: str, least: int) -> int:
 
 
 def _estimator_class(name: Any) -> type:
-    classes = _estimator_classes()
-    if name not in classes:
-        raise ValueError(f"unknown estimator {short_repr(name)}; expected one of {sorted(classes)}")
-    return classes[name]
+    if not isinstance(name, str) or name not in ESTIMATORS:
+        raise ValueError(f"unknown estimator {short_repr(name)}; expected one of {sorted(ESTIMATORS)}")
+    return ESTIMATORS[name]
 
 
 def _check_values(arrays: dict[str, np.ndarray]) -> None:
@@ -344,11 +360,14 @@ def _rebuild(record: dict, arrays: dict, backend: Any, device: Any) -> Any:
     if hasattr(enc, "n_features_in_"):
         estimator.n_features_in_ = enc.n_features_in_
     fitted = record["fitted"]
+    n_classes = None
     if fitted.get("classes_") is not None:
         estimator.classes_ = _labels(fitted["classes_"])
-    for key in _FITTED[1:] + _stream_names(cls):
+        n_classes = len(estimator.classes_)
+    stream = _stream_names(cls)
+    for key in _state_names(cls, params, n_classes)[1] + list(stream):
         value = fitted.get(key)
-        if value == "array" and key in arrays and key not in _FITTED:
+        if value == "array" and key in arrays and key in stream:
             setattr(estimator, key, arrays[key])  # stream state: restore_derived places it
         elif value == "array" and arrays[key].ndim == 0:  # a number (older files)
             setattr(estimator, key, float(arrays[key]))

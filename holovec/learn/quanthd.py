@@ -9,7 +9,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._params import Interval
+from ._base import Batch
 from ._docs import shared_parameters
+from ._engine import Rule
 from ._rows import MIN_BLOCK_ROWS
 from ._space import Space
 from ._steps import chunks, counted, predicted, step_fractions, taking
@@ -157,7 +159,7 @@ class QuantHDClassifier(AdaptHDClassifier):
     bits : int, default 1
         Bits per element of the prototypes, 1 to 16 (1: binary, 2: ternary).
     epochs : int, default 20
-        Retraining passes after the first pass, each in an order shuffled from ``seed``.
+        Retraining passes after the first pass, each in an order shuffled from ``random_state``.
     lr : float, default 0.035
         The weight of each update, as for :class:`AdaptHDClassifier`.
     {retraining_parameters}
@@ -178,34 +180,13 @@ class QuantHDClassifier(AdaptHDClassifier):
     >>> from sklearn.datasets import load_digits
     >>> from holovec.learn import QuantHDClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> QuantHDClassifier(dim=1000, bits=1, epochs=15, seed=0).fit(X, y).score(X, y) > 0.9
+    >>> QuantHDClassifier(dim=1000, bits=1, epochs=15, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
 
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        bits: int = 1,
-        epochs: int = 20,
-        lr: float = 0.035,
-        binarize: bool = False,
-        batch_size: int = 1024,
-        cache_size: float = 512,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        super().__init__(
-            model, dim, encoder=encoder, epochs=epochs, lr=lr, binarize=binarize, batch_size=batch_size,
-            cache_size=cache_size, backend=backend, device=device, seed=seed, verbose=verbose,
-            random_state=random_state,
-        )  # fmt: skip
-        self.bits = bits
+    _defaults: ClassVar[dict[str, Any]] = {
+        "bits": 1,
+    }
 
     _parameter_rules: ClassVar[dict[str, Any]] = {"bits": Interval(1, 16, integral=True)}
 
@@ -227,16 +208,18 @@ class QuantHDClassifier(AdaptHDClassifier):
         """``epochs`` passes of the rule over ``X`` from the real ``prototypes_``, which are
         kept as ``real_prototypes_``; ``prototypes_`` become their quantised copy."""
         space, levels = self.space_, _levels(self.bits)
-        P, (step, quantiser) = self.prototypes_, _with_levels(levels)
-        with self._keeping_encodings(X):
-            for epoch in self._progress(self.epochs, type(self).__name__):
-                for batch in self._encoded(X, epoch=epoch, training=True):
-                    P = space.run(
-                        step, P, batch.H, space.indices(batch.take(t)), batch.weights, float(self.lr)
-                    )
-        self._check_in_range(space.xp.sum(P * P), "the class prototypes", f"lower lr (now {self.lr!r})")
-        self.real_prototypes_ = space.computed(P)
-        self.prototypes_ = space.run(quantiser, self.real_prototypes_)
+        step, quantiser = _with_levels(levels)
+        lr = float(self.lr)
+
+        def learn(P: Any, batch: Batch, epoch: int | None) -> Any:
+            return space.run(step, P, batch.H, space.indices(batch.take(t)), batch.weights, lr)
+
+        def finish(P: Any) -> None:
+            self._check_in_range(space.xp.sum(P * P), "the class prototypes", f"lower lr (now {self.lr!r})")
+            self.real_prototypes_ = space.computed(P)
+            self.prototypes_ = space.run(quantiser, self.real_prototypes_)
+
+        self._train_epochs(X, Rule(lambda: self.prototypes_, learn, finish))
 
     @classmethod
     def stream_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:

@@ -6,15 +6,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .. import kernels
 from .._params import NON_NEGATIVE, POSITIVE_INT, Interval
-from ._base import HDEstimator
-from ._data import n_rows
+from ._base import Batch
 from ._docs import shared_parameters
+from ._engine import Regressor, Rule
 from ._space import Space, scaled_product
-from ._targets import check_target_range, regression_targets
+from ._targets import check_target_range
 
 __all__ = ["RegHDRegressor"]
 
@@ -33,21 +33,21 @@ def _lms_step(
     block of them is ``delta I`` and their coefficients 0. On a lazy backend the step stays
     in the pass's graph (its chunks are square). A pure function of arrays (``Space.run``)."""
     xp, backend = space.xp, space.backend
-    err = r - (backend.matmul(H, coef) + b)
+    err = r - (kernels.matmul(backend, H, coef) + b)
     ridge = _DELTA * xp.eye(err.shape[0], dtype=space.dtype, device=backend.device)
     if weights is None:
         gram = space.product(H, xp.permute_dims(H, (1, 0))) + (1.0 + ridge)
     else:
         err, Hm = err * weights, space.masked(H, weights)
         gram = space.product(Hm, xp.permute_dims(Hm, (1, 0))) + (weights[:, None] * weights[None, :] + ridge)
-    with backend.full_precision():  # (the LU solve may multiply inside)
+    with kernels.full_precision(backend):  # (the LU solve may multiply inside)
         a = lr * xp.linalg.solve(gram, err[:, None])[:, 0]
-    coef = coef + backend.matmul(a, H)
+    coef = coef + kernels.matmul(backend, a, H)
     return coef, b + xp.sum(a, keepdims=True), total + xp.sum(err * err, keepdims=True)
 
 
 @shared_parameters
-class RegHDRegressor(RegressorMixin, HDEstimator):
+class RegHDRegressor(Regressor):
     """Regression by one model hypervector (single-model RegHD, Hernández-Cano et al., 2021).
 
     The prediction is ``<w, h> + b`` for the unit-length encoding ``h``; each minibatch
@@ -66,7 +66,7 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     ----------
     {encoder_parameters}
     epochs : int, default 5
-        Passes over the training set, each in an order shuffled from ``seed`` and the epoch:
+        Passes over the training set, each in an order shuffled from ``random_state`` and the epoch:
         at least 1 (they are the whole training; the classifiers' ``epochs=0`` means their
         first pass alone, which RegHD does not have).
     lr : float in (0, 2), default 0.1
@@ -78,9 +78,6 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     cache_size : float, default 512
         MiB for keeping the training set's encodings between epochs: kept when they fit,
         else encoded again every epoch (0: never kept).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``); the seed also orders the passes.
     verbose : bool, default False
         Show a progress bar over the epochs of training.
     {random_state}
@@ -100,38 +97,16 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     >>> from holovec.learn import RegHDRegressor
     >>> X = np.linspace(0, 6, 200)[:, None]
     >>> y = np.sin(X[:, 0])
-    >>> RegHDRegressor(dim=2000, seed=0).fit(X, y).score(X, y) > 0.9
+    >>> RegHDRegressor(dim=2000, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
 
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        epochs: int = 5,
-        lr: float = 0.1,
-        batch_size: int = 32,
-        cache_size: float = 512,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.epochs = epochs
-        self.lr = lr
-        self.batch_size = batch_size
-        self.cache_size = cache_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state
+    _defaults: ClassVar[dict[str, Any]] = {
+        "epochs": 5,
+        "lr": 0.1,
+        "batch_size": 32,
+        "cache_size": 512,
+    }
 
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "epochs": POSITIVE_INT,
@@ -144,62 +119,59 @@ class RegHDRegressor(RegressorMixin, HDEstimator):
     def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         return {"coef_": (width,), "intercept_": ()}
 
-    def fit(self, X: Any, y: Any) -> RegHDRegressor:
+    # (the hooks of the template fit and partial_fit: see holovec.learn._engine)
+    def _learn(self, X: Any, y: np.ndarray) -> None:
         """Train ``w`` and ``b`` for ``epochs`` passes."""
-        self._check_params()
-        X = self._fit_encoder(X)
-        y = regression_targets(y, n_rows(X))
         self._start(y)
-        bar = self._progress(self.epochs, type(self).__name__)
-        with self._keeping_encodings(X):
-            for epoch in bar:
-                loss = self._pass(X, y, epoch)
-                if self.verbose:
-                    bar.set_postfix(train_mse=f"{loss / len(y):.4g}")
-        return self
+        self._train_epochs(X, self._rule(y))
 
-    def partial_fit(self, X: Any, y: Any) -> RegHDRegressor:
-        """One pass over a batch of a stream (the first call fits the encoder on it)."""
-        if not hasattr(self, "coef_"):
-            self._check_params()
-            X = self._fit_encoder(X)
-            y = regression_targets(y, n_rows(X))
+    def _starts_stream(self) -> bool:
+        return not hasattr(self, "coef_")
+
+    def _learn_stream(self, X: Any, y: np.ndarray, first: bool) -> None:
+        """One pass over a batch of a stream."""
+        if first:
             self._start(y)
-        else:
-            X = self._check_input(X)
-            y = regression_targets(y, n_rows(X))
-        self._pass(X, y, None)
-        return self
+        self._train_epochs(X, self._rule(y), passes=[None])
 
     def _start(self, y: np.ndarray) -> None:
         self.coef_ = self.space_.zeros(1)[0]
         self.intercept_ = float(np.mean(y))
 
-    def _pass(self, X: Any, y: np.ndarray, epoch: int | None) -> float:
-        """One pass of least-mean-squares over the residuals ``y - intercept_`` (taken in
-        float64 on the host, so the targets' offset loses no precision): ``w`` and the
-        intercept's change ``b`` move against each batch's errors. Returns the sum of
-        squared errors before each step."""
+    def _rule(self, y: np.ndarray) -> Rule:
+        """Least-mean-squares over the residuals ``y - intercept_`` (taken in float64 on the
+        host, so the targets' offset loses no precision): ``w`` and the intercept's change
+        ``b`` move against each batch's errors; each pass ends with them checked and set."""
         space = self.space_
         xp, backend = space.xp, space.backend
-        residual = y - self.intercept_
-        check_target_range(residual, space.dtype_name, type(self).__name__)
         lr = float(self.lr)  # a Python float: a NumPy scalar would widen float32 arrays
-        coef = self.coef_
-        b = total = xp.zeros((1,), dtype=space.dtype, device=space.model.device)
-        for batch in self._encoded(X, epoch=epoch, training=epoch is not None):
+
+        def start() -> tuple[Any, Any, Any, Any]:  # a pass's state (its residuals made at its first batch)
+            zero = xp.zeros((1,), dtype=space.dtype, device=space.model.device)
+            return self.coef_, zero, zero, None
+
+        def learn(state: tuple[Any, ...], batch: Batch, epoch: int | None) -> tuple[Any, ...]:
+            coef, b, total, residual = state
+            if residual is None:
+                residual = y - self.intercept_
+                check_target_range(residual, space.dtype_name, type(self).__name__)
             r = backend.asarray(batch.take(residual), dtype=space.dtype)
-            coef, b, total = space.run(_lms_step, coef, b, total, batch.H, r, batch.weights, lr)
-        # the pass computed once on a lazy backend (not again by each prediction)
-        state = space.computed(xp.concat([coef, b, total]))
-        coef, b = state[:-2], state[-2]
-        self._check_in_range(
-            xp.sum(xp.abs(coef)) + xp.abs(b), "the model vector",
-            f"lower lr (now {self.lr!r}), or scale the targets (divide them by their spread)",
-        )  # fmt: skip
-        self.coef_ = coef
-        self.intercept_ = self.intercept_ + float(b)
-        return float(state[-1])
+            return (*space.run(_lms_step, coef, b, total, batch.H, r, batch.weights, lr), residual)
+
+        def end(state: tuple[Any, ...], epoch: int | None) -> tuple[Any, dict[str, str] | None]:
+            # the pass computed once on a lazy backend (not again by each prediction)
+            done = space.computed(xp.concat(state[:3]))
+            coef, b = done[:-2], done[-2]
+            self._check_in_range(
+                xp.sum(xp.abs(coef)) + xp.abs(b), "the model vector",
+                f"lower lr (now {self.lr!r}), or scale the targets (divide them by their spread)",
+            )  # fmt: skip
+            self.coef_ = coef
+            self.intercept_ = self.intercept_ + float(b)
+            shown = {"train_mse": f"{float(done[-1]) / len(y):.4g}"} if self.verbose else None
+            return start(), shown
+
+        return Rule(start, learn, lambda state: None, end)
 
     def restore_derived(self) -> None:
         self._check_saved_range(self.coef_, "the model vector's values")

@@ -19,6 +19,7 @@ from .._fixed_order import rounding_margin
 from .._params import NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE
 from ._base import Batch
 from ._docs import shared_parameters
+from ._engine import Rule
 from ._leads import Leads, row_norms
 from ._rows import MIN_BLOCK_ROWS
 from ._space import Space
@@ -68,6 +69,7 @@ class _Retraining(PrototypeClassifier):
     update takes the step along it that misclassifies the fewest of its samples (see
     ``best_step``)."""
 
+    _defaults: ClassVar[dict[str, Any]] = {"epochs": 20, "lr": 0.035, "cache_size": 512}
     _parameter_rules: ClassVar[dict[str, Any]] = {
         "epochs": NON_NEGATIVE_INT,
         "lr": POSITIVE,
@@ -100,27 +102,31 @@ class _Retraining(PrototypeClassifier):
         later pass would find the same: they are skipped, until the encodings change
         (NeuralHD); a lazy backend (Dask) runs every pass (counting would compute its graph
         once per pass)."""
-        bar = self._progress(self.epochs, type(self).__name__)
-        settled = False
-        with self._keeping_encodings(X):
-            leads = self._leads(len(t))
-            for epoch in bar:
-                mistakes = unsure = 0
-                # (the rules pass the rows to Space.product and Space.add only: blocks serve)
-                for batch in () if settled else self._encoded(X, epoch=epoch, training=True, blocks=True):
-                    counts = self._retrain_batch(batch, t, leads)
-                    if counts is not None:
-                        unsure = unsure + counts[1]
-                        if self.verbose:  # (a sum to dispatch per batch only where it is shown)
-                            mistakes = mistakes + counts[0]
-                if self.verbose:
-                    bar.set_postfix(train_accuracy=f"{1 - float(mistakes) / len(t):.4f}")
-                settled = settled or (not self.space_.backend.lazy and float(unsure) == 0)
-                if self._after_epoch(epoch):
-                    self._refresh_encodings(X)
-                    settled = False
-                    if leads is not None:
-                        leads.forget()
+        # the state: (settled, leads, the pass's mistakes and unsure samples so far)
+        def learn(state: tuple[Any, ...], batch: Batch, epoch: int | None) -> tuple[Any, ...]:
+            settled, leads, mistakes, unsure = state
+            counts = self._retrain_batch(batch, t, leads)
+            if counts is not None:
+                unsure = unsure + counts[1]
+                if self.verbose:  # (a sum to dispatch per batch only where it is shown)
+                    mistakes = mistakes + counts[0]
+            return settled, leads, mistakes, unsure
+
+        def end(state: tuple[Any, ...], epoch: int | None) -> tuple[tuple[Any, ...], dict[str, str] | None]:
+            settled, leads, mistakes, unsure = state
+            shown = {"train_accuracy": f"{1 - float(mistakes) / len(t):.4f}"} if self.verbose else None
+            settled = settled or (not self.space_.backend.lazy and float(unsure) == 0)
+            if self._after_epoch(epoch):
+                self._refresh_encodings(X)
+                settled = False
+                if leads is not None:
+                    leads.forget()
+            return (settled, leads, 0, 0), shown
+
+        start = lambda: (False, self._leads(len(t)), 0, 0)  # noqa: E731  (inside the kept encodings)
+        rule = Rule(start, learn, lambda state: None, end, skip=lambda state: state[0])
+        # (the rules pass the rows to Space.product and Space.add only: blocks serve)
+        self._train_epochs(X, rule, blocks=True)
 
     def _retrain_batch(self, batch: Batch, t: np.ndarray, leads: Leads | None) -> tuple[Any, Any] | None:
         """One batch of a retraining pass (with ``leads``, its samples at risk alone): the
@@ -274,7 +280,7 @@ class AdaptHDClassifier(_Retraining):
     {encoder_parameters}
     epochs : int, default 20
         Retraining passes over the training set after the first pass (0: the first pass
-        alone), each in an order shuffled from ``seed`` and the epoch.
+        alone), each in an order shuffled from ``random_state`` and the epoch.
     lr : float, default 0.035
         The weight of each sample's update (a misclassified sample added to its true class
         and subtracted from the predicted one), relative to the class means of the first
@@ -284,49 +290,16 @@ class AdaptHDClassifier(_Retraining):
 
     Attributes
     ----------
-    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
-        As for :class:`CentroidClassifier`.
+    {retraining_attributes}
 
     Examples
     --------
     >>> from sklearn.datasets import load_iris
     >>> from holovec.learn import AdaptHDClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> AdaptHDClassifier(dim=2000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    >>> AdaptHDClassifier(dim=2000, epochs=5, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
-
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        epochs: int = 20,
-        lr: float = 0.035,
-        binarize: bool = False,
-        batch_size: int = 1024,
-        cache_size: float = 512,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.epochs = epochs
-        self.lr = lr
-        self.binarize = binarize
-        self.batch_size = batch_size
-        self.cache_size = cache_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state
-
     _retrain_rule = staticmethod(_adapthd)
     _stream_rule = staticmethod(_adapthd_stream)
     _stream_is_bundling = False  # mistake-driven: each batch reads the prototypes
@@ -351,7 +324,7 @@ class OnlineHDClassifier(_Retraining):
     {encoder_parameters}
     epochs : int, default 20
         Retraining passes over the training set after the first pass (0: the first pass
-        alone), each in an order shuffled from ``seed`` and the epoch.
+        alone), each in an order shuffled from ``random_state`` and the epoch.
     lr : float, default 0.1
         The weight of each update, scaled by ``1 - cos`` of the sample with the class it
         updates (so what a prototype already knows adds little).
@@ -359,48 +332,20 @@ class OnlineHDClassifier(_Retraining):
 
     Attributes
     ----------
-    classes_, prototypes_, class_vectors_, encoder_, model_, n_features_in_ :
-        As for :class:`CentroidClassifier`.
+    {retraining_attributes}
 
     Examples
     --------
     >>> from sklearn.datasets import load_iris
     >>> from holovec.learn import OnlineHDClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> OnlineHDClassifier(dim=2000, epochs=5, seed=0).fit(X, y).score(X, y) > 0.9
+    >>> OnlineHDClassifier(dim=2000, epochs=5, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
 
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        epochs: int = 20,
-        lr: float = 0.1,
-        binarize: bool = False,
-        batch_size: int = 1024,
-        cache_size: float = 512,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.epochs = epochs
-        self.lr = lr
-        self.binarize = binarize
-        self.batch_size = batch_size
-        self.cache_size = cache_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state
+    _defaults: ClassVar[dict[str, Any]] = {
+        "lr": 0.1,
+    }
 
     def _initial(self, X: Any, t: np.ndarray) -> None:
         # the single pass is OnlineHD's own (similarity-weighted), not bundling; it goes on

@@ -29,25 +29,24 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import ClassifierMixin, RegressorMixin, is_regressor
+from sklearn.base import is_regressor
 from sklearn.utils.validation import check_is_fitted
 
+from .. import kernels
 from .._params import POSITIVE
 from ..backends import dtype_name
-from ._base import HDEstimator
 from ._data import n_rows
 from ._docs import shared_parameters
+from ._engine import Classifier, Regressor, Supervised
 from ._space import Space, scaled_product
-from ._targets import check_target_range, class_indices, class_labels, regression_targets
-from .centroid import stream_classes
+from ._targets import check_target_range
 
 __all__ = ["RidgeHDClassifier", "RidgeHDRegressor"]
 
 
-def _one_hot(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """The +1/-1 targets of labels ``y`` (``ValueError`` for labels not in ``classes``)."""
-    t = class_indices(y, classes)
-    Y = -np.ones((len(t), len(classes)))
+def _one_hot(t: np.ndarray, n_classes: int) -> np.ndarray:
+    """The +1/-1 targets of class indices ``t``."""
+    Y = -np.ones((len(t), n_classes))
     Y[np.arange(len(t)), t] = 1.0
     return Y
 
@@ -66,8 +65,8 @@ def _kept_readout(space: Space, Hw: Any, Y: Any, alpha: float) -> Any:
     """``W = Hw' (Hw Hw' + alpha I)^-1 Y``: the read-out from the kept encodings ``Hw``."""
     xp, backend = space.xp, space.backend
     ridge = alpha * xp.eye(Hw.shape[0], dtype=Hw.dtype, device=backend.device)
-    K = backend.matmul(Hw, xp.permute_dims(Hw, (1, 0))) + ridge
-    return backend.matmul(xp.permute_dims(Hw, (1, 0)), space.solve(K, Y))
+    K = kernels.matmul(backend, Hw, xp.permute_dims(Hw, (1, 0))) + ridge
+    return kernels.matmul(backend, xp.permute_dims(Hw, (1, 0)), space.solve(K, Y))
 
 
 def _accumulated_system(space: Space, G: Any, R: Any, h: Any, y: Any, weights: Any) -> tuple[Any, Any]:
@@ -76,34 +75,13 @@ def _accumulated_system(space: Space, G: Any, R: Any, h: Any, y: Any, weights: A
     xp, backend = space.xp, space.backend
     hw = space.masked(xp.astype(h, G.dtype), weights)
     ht = xp.permute_dims(hw, (1, 0))
-    return G + backend.matmul(ht, hw), R + backend.matmul(ht, y)
+    return G + kernels.matmul(backend, ht, hw), R + kernels.matmul(backend, ht, y)
 
 
-class _Ridge(HDEstimator):
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        alpha: float = 0.1,
-        batch_size: int = 1024,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.encoder = encoder
-        self.alpha = alpha
-        self.batch_size = batch_size
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.verbose = verbose
-        self.random_state = random_state
+class _Ridge(Supervised):
+    _defaults: ClassVar[dict[str, Any]] = {
+        "alpha": 0.1,
+    }
 
     _parameter_rules: ClassVar[dict[str, Any]] = {"alpha": POSITIVE}
 
@@ -184,19 +162,18 @@ class _Ridge(HDEstimator):
         return space.computed(G), space.computed(R)
 
     # -- streams: partial_fit keeps the sufficient statistics H' H and H' Y ----------------
-    def _start_stream(self, first: bool) -> bool:
+    def _starts_stream(self) -> bool:
         """Whether this call starts a stream: the first call, or one after ``fit`` (whose
         solve keeps no sums of the encodings to go on from: the stream starts anew, with a
         warning)."""
+        first = not self._fitted()
         if not first and getattr(self, "gram_", None) is None:
             message = (
                 f"{type(self).__name__}.partial_fit after fit starts a new stream from this batch: fit "
                 "keeps no sums of the encodings to go on from (learn the whole stream with partial_fit)"
             )
-            warnings.warn(message, UserWarning, stacklevel=3)
+            warnings.warn(message, UserWarning, stacklevel=4)
             first = True
-        if first:
-            self._check_params()
         return first
 
     def _stream_solve(self, X: Any, Y: np.ndarray, first: bool) -> Any:
@@ -263,7 +240,7 @@ class _Ridge(HDEstimator):
 
 
 @shared_parameters
-class RidgeHDClassifier(ClassifierMixin, _Ridge):
+class RidgeHDClassifier(Classifier, _Ridge):
     """Ridge regression of one-hot (+1/-1) class targets on the hypervectors (IntRVFL).
 
     Parameters
@@ -273,9 +250,6 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
         The regularisation of the read-out, on unit-length encodings.
     batch_size : int, default 1024
         Samples encoded at once (see the notes on memory).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``).
     verbose : bool, default False
         Accepted as by the other estimators; the closed-form solve shows no progress bar.
     {random_state}
@@ -298,39 +272,22 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
     >>> from sklearn.datasets import load_iris
     >>> from holovec.learn import RidgeHDClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> RidgeHDClassifier(dim=2000, seed=0).fit(X, y).score(X, y) > 0.95
+    >>> RidgeHDClassifier(dim=2000, random_state=0).fit(X, y).score(X, y) > 0.95
     True
     """
 
-    def fit(self, X: Any, y: Any) -> RidgeHDClassifier:
-        """Solve for the read-out of every class."""
-        self._check_params()
-        X = self._fit_encoder(X)
-        y = class_labels(y, n_rows(X))
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; y has 1 class: "
-                f"{self.classes_.tolist()!r}"
-            )
+    # (the hooks of the template fit and partial_fit: see holovec.learn._engine)
+    def _learn(self, X: Any, t: np.ndarray) -> None:
         self._forget_stream()
-        self.coef_ = self._solve(
-            X, _one_hot(y, self.classes_), self.alpha, f"raise alpha (now {self.alpha!r})"
-        )
-        return self
+        Y = _one_hot(t, len(self.classes_))
+        self.coef_ = self._solve(X, Y, self.alpha, f"raise alpha (now {self.alpha!r})")
 
-    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> RidgeHDClassifier:
+    def _learn_stream(self, X: Any, t: np.ndarray, first: bool) -> None:
         """Add one more batch of a stream to the sums ``H' H`` and ``H' Y``: ``coef_`` (solved
-        when first read) is ``fit``'s on every batch so far, up to rounding (the first call
-        fits the encoder on its batch, and needs ``classes``, every label of the stream)."""
-        first = self._start_stream(not self._fitted())
-        classes = stream_classes(self, classes, first)
-        X = self._fit_encoder(X) if first else self._check_input(X)
-        Y = _one_hot(class_labels(y, n_rows(X)), classes)
-        self.classes_ = classes
-        R = self._stream_solve(X, Y, first)  # (solved with this call's alpha when read)
+        when first read) is ``fit``'s on every batch so far, up to rounding."""
+        R = self._stream_solve(X, _one_hot(t, len(self.classes_)), first)
+        # (solved with this call's alpha when read)
         self._pending_readout = (R, f"raise alpha (now {self.alpha!r})", float(self.alpha))
-        return self
 
     def decision_function(self, X: Any) -> np.ndarray:
         """The read-out of every class ``(n_samples, n_classes)``; for two classes the
@@ -346,7 +303,7 @@ class RidgeHDClassifier(ClassifierMixin, _Ridge):
 
 
 @shared_parameters
-class RidgeHDRegressor(RegressorMixin, _Ridge):
+class RidgeHDRegressor(Regressor, _Ridge):
     """Ridge regression of a target on the hypervectors (random-feature kernel ridge).
 
     The targets are centred by their training mean (``intercept_``); ``alpha`` regularises
@@ -361,9 +318,6 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         diabetes data).
     batch_size : int, default 1024
         Samples encoded at once (see the notes on memory).
-    backend, device, seed :
-        Passed to the default encoder (``seed=None``: fresh randomness, in
-        ``encoder_.seed_``).
     verbose : bool, default False
         Accepted as by the other estimators; the closed-form solve shows no progress bar.
     {random_state}
@@ -387,51 +341,28 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
     >>> from holovec.learn import RidgeHDRegressor
     >>> X = np.linspace(0, 6, 200)[:, None]
     >>> y = np.sin(X[:, 0])
-    >>> RidgeHDRegressor(dim=2000, alpha=1e-3, seed=0).fit(X, y).score(X, y) > 0.99
+    >>> RidgeHDRegressor(dim=2000, alpha=1e-3, random_state=0).fit(X, y).score(X, y) > 0.99
     True
     """
 
-    def __init__(
-        self,
-        model: str | None = None,
-        dim: int | None = None,
-        *,
-        encoder: Any = None,
-        alpha: float = 1.0,
-        batch_size: int = 1024,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        verbose: bool = False,
-        random_state: int | None = None,
-    ) -> None:
-        super().__init__(
-            model, dim, encoder=encoder, alpha=alpha, batch_size=batch_size, backend=backend,
-            device=device, seed=seed, verbose=verbose,
-            random_state=random_state,
-        )  # fmt: skip
+    _defaults: ClassVar[dict[str, Any]] = {
+        "alpha": 1.0,
+    }
 
-    def fit(self, X: Any, y: Any) -> RidgeHDRegressor:
-        """Solve for the read-out."""
-        self._check_params()
-        X = self._fit_encoder(X)
-        y = regression_targets(y, n_rows(X))
+    # (the hooks of the template fit and partial_fit: see holovec.learn._engine)
+    def _learn(self, X: Any, y: np.ndarray) -> None:
         self.intercept_ = float(np.mean(y))
         self._forget_stream()
         self.coef_ = self._solve(
             X, (y - self.intercept_)[:, None], self.alpha,
             f"scale the targets (divide them by their spread), or raise alpha (now {self.alpha!r})",
         )  # fmt: skip
-        return self
 
-    def partial_fit(self, X: Any, y: Any) -> RidgeHDRegressor:
+    def _learn_stream(self, X: Any, y: np.ndarray, first: bool) -> None:
         """Add one more batch of a stream to the sums: ``coef_`` (solved when first read) and
-        ``intercept_`` are ``fit``'s on every batch so far, up to rounding (the first call
-        fits the encoder on its batch). The targets are summed less the first batch's mean
-        (``target_sums_``: count, sum, that mean): their offset costs no precision."""
-        first = self._start_stream(not self._fitted())
-        X = self._fit_encoder(X) if first else self._check_input(X)
-        y = regression_targets(y, n_rows(X))
+        ``intercept_`` are ``fit``'s on every batch so far, up to rounding. The targets are
+        summed less the first batch's mean (``target_sums_``: count, sum, that mean): their
+        offset costs no precision."""
         if first:
             self.target_sums_ = np.array([0.0, 0.0, float(np.mean(y))])
         shift = self.target_sums_[2]
@@ -443,7 +374,6 @@ class RidgeHDRegressor(RegressorMixin, _Ridge):
         advice = f"scale the targets (divide them by their spread), or raise alpha (now {self.alpha!r})"
         self._pending_readout = (cross[:, :1] - mean * cross[:, 1:], advice, float(self.alpha))
         self.intercept_ = float(shift + mean)
-        return self
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted targets, shape ``(n_samples,)``."""

@@ -8,16 +8,17 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._params import NON_NEGATIVE, POSITIVE, POSITIVE_INT, Flag, Interval, Options
+from .. import kernels
+from .._params import NON_NEGATIVE, POSITIVE, Flag, Interval, Options, fit_context
 from ..encoders import FractionalPowerEncoder, LevelEncoder
 from ..models import model_class, model_names
 from ..random import check_seed, fold_in, fresh_seed
 from ..vsa import VSA
 from ._channel_ranges import channel_ranges, channels_outside, unit_values
 from ._data import batches, is_framework_array, n_rows, take_rows
+from ._docs import shared_parameters
 from ._minirocket import encode, fit_parameters
 from ._minirocket_parameters import N_KERNELS
-from ._seed import RANDOM_STATE
 from ._series import Ragged, check_series, check_timestamps, host_series, length_groups, normalised_times
 from .encoding import HDEncoder
 
@@ -32,6 +33,7 @@ def _phasor_models() -> list[str]:
     return [name for name in model_names() if model_class(name).has_phasor_form]
 
 
+@shared_parameters
 class TimeSeriesEncoder(HDEncoder):
     """Time series as hypervectors: each value bound to its time and its channel, bundled.
 
@@ -113,7 +115,7 @@ class TimeSeriesEncoder(HDEncoder):
         Accept series of any length at ``transform`` (and lists of series of different
         lengths). With False the length seen at ``fit`` is required, and ``n_features_in_``
         is the length (scikit-learn's convention for a 2D ``X``).
-    backend, device, seed, random_state, batch_size :
+    backend, device, random_state, seed, batch_size :
         As for :class:`~holovec.learn.HDEncoder` (``batch_size``: series per batch; within
         a batch, series, channels and steps are encoded in blocks of about ``2**22``
         elements of the bound arrays, so memory does not grow with the series' length).
@@ -139,54 +141,33 @@ class TimeSeriesEncoder(HDEncoder):
     >>> t = np.linspace(0, 1, 50)
     >>> X = np.stack([np.sin(2 * np.pi * (2 + 3 * (k % 2)) * t + 0.05 * k) for k in range(20)])
     >>> y = np.arange(20) % 2
-    >>> enc = TimeSeriesEncoder(dim=1000, seed=0)
+    >>> enc = TimeSeriesEncoder(dim=1000, random_state=0)
     >>> enc.fit_transform(X).shape
     (20, 1000)
     >>> clf = CentroidClassifier(encoder=enc).fit(X, y)
     >>> bool(clf.score(X, y) > 0.9)
     True
-    >>> rocket = TimeSeriesEncoder(features="minirocket", dim=84 * 4, time_bandwidth=2.0, seed=0)
+    >>> rocket = TimeSeriesEncoder(features="minirocket", dim=84 * 4, time_bandwidth=2.0, random_state=0)
     >>> rocket.fit_transform(X).shape
     (20, 336)
     >>> bool(CentroidClassifier(encoder=rocket).fit(X, y).score(X, y) > 0.9)
     True
     """
 
-    def __init__(
-        self,
-        model: str = "FHRR",
-        dim: int | None = None,
-        *,
-        features: str = "values",
-        values: str = "fpe",
-        value_bandwidth: float = 8.0,
-        levels: int = 32,
-        time_bandwidth: float = 8.0,
-        out_of_range: str = "clip",
-        any_length: bool = True,
-        backend: Any = None,
-        device: Any = None,
-        seed: int | None = None,
-        batch_size: int = 256,
-        random_state: int | None = None,
-    ) -> None:
-        self.model = model
-        self.dim = dim
-        self.features = features
-        self.values = values
-        self.value_bandwidth = value_bandwidth
-        self.levels = levels
-        self.time_bandwidth = time_bandwidth
-        self.out_of_range = out_of_range
-        self.any_length = any_length
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.batch_size = batch_size
-        self.random_state = random_state
+    _dropped_parameters: ClassVar[tuple[str, ...]] = ("encoding", "bandwidth", "standardize", "encoder")
+    _defaults: ClassVar[dict[str, Any]] = {
+        "features": "values",
+        "values": "fpe",
+        "value_bandwidth": 8.0,
+        "levels": 32,
+        "time_bandwidth": 8.0,
+        "out_of_range": "clip",
+        "any_length": True,
+        "batch_size": 256,
+    }
 
-    # (its own table, not merged with HDEncoder's: see _check_own_parameters)
-    _own_rules: ClassVar[dict[str, Any]] = {
+    # (merged with HDEncoder's, less the parameters dropped)
+    _parameter_rules: ClassVar[dict[str, Any]] = {
         "features": Options("values", "minirocket"),
         "values": Options("fpe", "level"),
         "value_bandwidth": POSITIVE,
@@ -194,8 +175,6 @@ class TimeSeriesEncoder(HDEncoder):
         "time_bandwidth": NON_NEGATIVE,
         "out_of_range": Options("clip", "error"),
         "any_length": Flag(),
-        "batch_size": POSITIVE_INT,
-        "random_state": RANDOM_STATE,
     }
     # the holovec encoder HDEncoder wraps: none; read by code written for HDEncoder (a
     # class default, not documented as an attribute)
@@ -204,19 +183,16 @@ class TimeSeriesEncoder(HDEncoder):
     # parameter existed read it
     features = "values"
 
-    def _check_own_parameters(self) -> None:
-        for name, rule in self._own_rules.items():
-            rule.check(name, getattr(self, name))
-
     # -- fit ----------------------------------------------------------------------------------
+    @fit_context
     def fit(self, X: Any, y: Any = None) -> TimeSeriesEncoder:
         """Choose the seed, make the model and the codes, and learn the channels' ranges."""
         self.fit_checked(X)
         return self
 
+    @fit_context
     def fit_checked(self, X: Any) -> Any:
         """:meth:`fit`, returning ``X`` as checked (see :meth:`check_input`)."""
-        self._check_own_parameters()
         seed = self.chosen_seed()
         self.seed_ = check_seed(seed) if seed is not None else fresh_seed()
         rocket = self.features == "minirocket"
@@ -394,7 +370,7 @@ class TimeSeriesEncoder(HDEncoder):
         ``time_bandwidth=0``. The blocks depend on ``length`` and ``width`` only, so a
         series encodes the same whatever the batch it comes in."""
         backend = self.model_.backend
-        wide = backend.default_float_dtype()
+        wide = kernels.default_float_dtype(backend)
         per_window = min(length, max(1, _CHUNK_ELEMENTS // width))
         per_block = max(1, _CHUNK_ELEMENTS // (width * per_window))
         tau = normalised_times(stamps, length)  # host (1 or n, L)

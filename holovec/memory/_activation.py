@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
+
 #: element kinds whose distances are Hamming distances, so that the distance of a random
 #: vector to a fixed one is exactly Binomial(dim, 1/2)
 BINOMIAL_KINDS = ("binary", "bipolar")
@@ -105,9 +107,9 @@ def weighted_sum(model: Any, mask: Any, values: Any, transpose: bool) -> Any:
     complex product, and the mask stays real)."""
     xp, backend = model.xp, model.backend
     complex_values = xp.isdtype(values.dtype, "complex floating")
-    real = backend.real_view(values) if complex_values else values
+    real = kernels.real_view(backend, values) if complex_values else values
     a = xp.astype(mask, real.dtype)
     if transpose:
         a = xp.matrix_transpose(a)
-    out = backend.matmul(a, real)
-    return backend.complex_view(out) if complex_values else out
+    out = kernels.matmul(backend, a, real)
+    return kernels.complex_view(backend, out) if complex_values else out

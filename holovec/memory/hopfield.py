@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_bool, check_int
-from ..backends.growth import RowBuffer
+from .. import kernels
+from .._params import FLAG, POSITIVE_INT
 from ..capacity.hopfield import hopfield_capacity
+from ..kernels.growth import RowBuffer
 from ..models.base import VSAModel
 from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks
 
@@ -83,7 +84,7 @@ class Hopfield:
             "(bundle_is_sum, element_kind bipolar, binary or phasor)",
         )
         self.model = model
-        self.explicit = check_bool(explicit, "explicit")
+        self.explicit = FLAG.check("explicit", explicit)
         self._complex = model.element_kind == "phasor"
         self._n = 0
         # (n, dim) lifted patterns (implicit), grown by doubling: a store costs its patterns
@@ -127,7 +128,13 @@ class Hopfield:
         """Add ``patterns`` (one vector or a batch ``(n, vector_length)`` of the model) to
         the memory; calling it again adds more. The network holds each as
         ``lift(model.normalize(pattern))`` (itself for +-1 and phasor vectors; MAP-I
-        integer bundles become their signs)."""
+        integer bundles become their signs).
+
+        Parameters
+        ----------
+        patterns : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        """
         rows, _ = as_rows(self.model, patterns, "patterns")
         if rows.shape[0] == 0:
             raise ValueError("patterns is empty: give at least one pattern")
@@ -137,7 +144,7 @@ class Hopfield:
         xp = self.model.xp
         if self.explicit:
             conj = xp.conj(lifted) if self._complex else lifted
-            w = self.model.backend.matmul(xp.matrix_transpose(conj), lifted)
+            w = kernels.matmul(self.model.backend, xp.matrix_transpose(conj), lifted)
             eye = xp.eye(self.model.dim, dtype=w.dtype, device=self.model.device) == 1
             w = xp.where(eye, xp.zeros_like(w), w)  # no self-coupling
             self._weights = w if self._weights is None else self._weights + w
@@ -168,7 +175,7 @@ class Hopfield:
             return self.model.xp.matrix_transpose(self._weights)
         xp = self.model.xp
         p = self._patterns
-        w = self.model.backend.matmul(xp.matrix_transpose(p), xp.conj(p) if self._complex else p)
+        w = kernels.matmul(self.model.backend, xp.matrix_transpose(p), xp.conj(p) if self._complex else p)
         eye = xp.eye(self.model.dim, dtype=w.dtype, device=self.model.device) == 1
         return xp.where(eye, xp.zeros_like(w), w)
 
@@ -184,15 +191,12 @@ class Hopfield:
         """One synchronous update ``(s, store, n) -> (new s, whether any element moved)``:
         one compiled program where the backend compiles kernels (JAX), kept in the model's
         kernel cache."""
-        fn = partial(_step, self.model, self._complex, self.explicit)
-        backend = self.model.backend
-        if not backend.jit_kernels:
-            return fn
-        key = ("holovec.memory.hopfield.step", self._complex, self.explicit)
-        cache = self.model.kernel_cache
-        if key not in cache:
-            cache[key] = backend.jit(fn)
-        return cache[key]
+        model = self.model
+        return model.backend.program(
+            partial(_step, model, self._complex, self.explicit),
+            (model.config_key, "holovec.memory.hopfield.step", self._complex, self.explicit),
+            keep=model.kernel_cache,
+        )
 
     def _bytes_per_cue(self) -> int:
         size = itemsize(self.model.sum_dtype)
@@ -207,8 +211,16 @@ class Hopfield:
         element whose field is 0 keeps its value. All cues at once, as matrix products, in
         chunks of cues that bound the temporary memory. Integer models compute exactly (the
         same answer on every backend while ``n_patterns * dim < 2**24`` in float32);
-        phasors to float rounding."""
-        iterations = check_int(iterations, "iterations", minimum=1)
+        phasors to float rounding.
+
+        Parameters
+        ----------
+        cues : array
+            One vector of the model, or a batch ``(n, vector_length)``.
+        iterations : int, optional
+            Number of update steps.
+        """
+        iterations = POSITIVE_INT.check("iterations", iterations)
         self._check_stored()
         rows, answer = as_rows(self.model, cues, "cues", pad=True)
         step, store, n = self._stepper(), self._store(), float(self._n)
@@ -226,13 +238,19 @@ class Hopfield:
         """Hopfield's energy ``E(s) = -1/2 sum_{i != j} W[i, j] conj(s_i) s_j`` of vectors of
         the model (taken as states like cues): lower for the stored patterns than for
         random vectors while the load is below the capacity. A 0-d array for one vector,
-        else one value per vector (the model's real dtype)."""
+        else one value per vector (the model's real dtype).
+
+        Parameters
+        ----------
+        states : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        """
         self._check_stored()
         rows, answer = as_rows(self.model, states, "states", pad=True)
         xp, parts = self.model.xp, []
         for chunk in row_chunks(rows.shape[0], self._bytes_per_cue()):
             s = self._state(rows[chunk])
-            e = xp.real(self.model.backend.vecdot(s, self._field(s)))
+            e = xp.real(kernels.vecdot(self.model.backend, s, self._field(s)))
             parts.append(xp.astype(e, self.model.real_dtype) * -0.5)
         return joined(self.model, parts, answer)
 
@@ -243,7 +261,13 @@ class Hopfield:
     # -- storage ----------------------------------------------------------------------------
     def save(self, path: str | PathLike) -> None:
         """Write the network to ``path`` (a validated ``.npz`` archive, no pickle): the
-        patterns as vectors of the model, or the weight matrix where it is explicit."""
+        patterns as vectors of the model, or the weight matrix where it is explicit.
+
+        Parameters
+        ----------
+        path : str | PathLike
+            The file to write (``.npz``).
+        """
         from .._format.state import save_state
 
         m = self.model
@@ -311,7 +335,7 @@ class Hopfield:
 def _field(model: Any, complex_: bool, explicit: bool, s: Any, store: Any, n: float) -> Any:
     """The local fields ``h = W s`` of states ``s`` ``(m, dim)``, from the weights (W
     transposed) or the patterns ``store``, ``n`` of them."""
-    xp, matmul = model.xp, model.backend.matmul
+    xp, matmul = model.xp, partial(kernels.matmul, model.backend)
     if explicit:
         return matmul(s, store)
     pt = xp.matrix_transpose(store)

@@ -4,11 +4,13 @@ patterns, a soft cleanup memory for every model whose bundle is a sum."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from os import PathLike
 from typing import Any
 
-from .._validation import check_int, check_number
-from ..backends.growth import RowBuffer
+from .. import kernels
+from .._params import POSITIVE_INT, Interval
+from ..kernels.growth import RowBuffer
 from ..models.base import VSAModel
 from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks, sums_bundles
 
@@ -62,11 +64,11 @@ class ModernHopfield:
     def __init__(self, model: VSAModel, beta: float | None = None) -> None:
         check_model(model, "ModernHopfield", sums_bundles, "a bundle that is a sum (bundle_is_sum)")
         self.model = model
-        if beta is None:
-            beta = math.sqrt(model.dim)
-        elif check_number(beta, "beta") <= 0:
-            raise ValueError(f"beta must be a positive number (the inverse temperature), got {beta}")
-        self.beta = float(beta)
+        self.beta = (
+            math.sqrt(model.dim)
+            if beta is None
+            else Interval(0, closed="neither", words="a positive inverse temperature").check("beta", beta)
+        )
         # the patterns, grown by doubling: a store costs its patterns, not those held
         self._pattern_rows = RowBuffer(model.backend)
         self._lifted: Any = None  # lift(patterns), made when recall first needs it
@@ -100,7 +102,13 @@ class ModernHopfield:
 
     def store(self, patterns: Any) -> None:
         """Add ``patterns`` (one vector or a batch ``(n, vector_length)`` of the model);
-        calling it again adds more."""
+        calling it again adds more.
+
+        Parameters
+        ----------
+        patterns : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        """
         rows, _ = as_rows(self.model, patterns, "patterns")
         if rows.shape[0] == 0:
             raise ValueError("patterns is empty: give at least one pattern")
@@ -125,16 +133,18 @@ class ModernHopfield:
         differences of at most 2, stay finite), where every other pattern's weight is 0
         already: a large ``beta`` gives the hard max, its weight shared equally by the
         patterns tied at the top."""
-        xp = self.model.xp
-        s = self.model.similarity_matrix(x, self._patterns)
-        beta = min(self.beta, float(xp.finfo(s.dtype).max) / 4)
-        e = xp.exp((s - xp.max(s, axis=1, keepdims=True)) * beta)
-        return e / xp.sum(e, axis=1, keepdims=True)
+        return _attention(self.model, self.beta, x, self._patterns)
 
     def weights(self, cues: Any) -> Any:
         """The attention of each cue over the stored patterns: ``(n_patterns,)`` for one
         cue, ``(n_cues, n_patterns)`` for a batch, each row summing to 1 (the model's real
-        dtype)."""
+        dtype).
+
+        Parameters
+        ----------
+        cues : array
+            One vector of the model, or a batch ``(n, vector_length)``.
+        """
         self._check_stored()
         rows, answer = as_rows(self.model, cues, "cues", pad=True)
         parts = [self._attention(rows[c]) for c in row_chunks(rows.shape[0], self._bytes_per_cue())]
@@ -152,26 +162,41 @@ class ModernHopfield:
         element whose weighted sum lies within rounding of 0 (rare: a blend of patterns
         that disagree there, at a small ``beta``) can come out differently on another
         backend or BLAS (measured: 1 element in 128,000 at dim 256, 3000 patterns, beta 2;
-        none at the default beta)."""
-        iterations = check_int(iterations, "iterations", minimum=1)
+        none at the default beta).
+
+        Parameters
+        ----------
+        cues : array
+            One vector of the model, or a batch ``(n, vector_length)``.
+        iterations : int, optional
+            Number of update steps.
+        """
+        iterations = POSITIVE_INT.check("iterations", iterations)
         self._check_stored()
         rows, answer = as_rows(self.model, cues, "cues", pad=True)
         m = self.model
         if self._lifted is None:
             self._lifted = m.lift(self._patterns)
-        parts = []
-        for chunk in row_chunks(rows.shape[0], self._bytes_per_cue()):
-            x = rows[chunk]
-            for _ in range(iterations):
-                w = m.xp.astype(self._attention(x), self._lifted.dtype)
-                x = m.finish_sum(m.backend.matmul(w, self._lifted))
-            parts.append(x)
+        # the updates of a chunk: one program (compiled on JAX, once per shape class)
+        update = m.backend.program(
+            partial(_recall, m, self.beta, iterations),
+            (m.config_key, "holovec.memory.modern_hopfield.recall", self.beta, iterations),
+            keep=m.kernel_cache,
+        )
+        chunks = row_chunks(rows.shape[0], self._bytes_per_cue())
+        parts = [update(rows[chunk], self._patterns, self._lifted) for chunk in chunks]
         return joined(m, parts, answer)
 
     # -- storage ----------------------------------------------------------------------------
     def save(self, path: str | PathLike) -> None:
         """Write the memory (its patterns and beta) to ``path``, a validated ``.npz``
-        archive (no pickle)."""
+        archive (no pickle).
+
+        Parameters
+        ----------
+        path : str | PathLike
+            The file to write (``.npz``).
+        """
         from .._format.state import save_state
 
         m = self.model
@@ -243,3 +268,21 @@ class ModernHopfield:
             except (ValueError, TypeError) as e:
                 raise ValueError(f"{found.where}: {e}") from None
         return memory
+
+
+def _attention(model: Any, beta: float, x: Any, patterns: Any) -> Any:
+    """Softmax of ``beta`` times the similarities of cues ``x`` with ``patterns`` (see
+    :meth:`ModernHopfield._attention`)."""
+    xp = model.xp
+    s = model.similarity_matrix(x, patterns)
+    beta = min(beta, float(xp.finfo(s.dtype).max) / 4)
+    e = xp.exp((s - xp.max(s, axis=1, keepdims=True)) * beta)
+    return e / xp.sum(e, axis=1, keepdims=True)
+
+
+def _recall(model: Any, beta: float, iterations: int, x: Any, patterns: Any, lifted: Any) -> Any:
+    """``iterations`` updates of cues ``x``: ``finish_sum(attention(x) @ lifted)``."""
+    for _ in range(iterations):
+        w = model.xp.astype(_attention(model, beta, x, patterns), lifted.dtype)
+        x = model.finish_sum(kernels.matmul(model.backend, w, lifted))
+    return x

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from .._format.state import load_state, save_state
-from .._validation import check_int, check_number
+from .._params import NON_NEGATIVE_INT, POSITIVE_INT, Interval
 from ..models.base import VSAModel
 from ..random import check_seed, fold_in
 from . import _activation as act
@@ -77,14 +78,14 @@ def _default_radius(model: VSAModel, n_locations: int, seed: int) -> float:
     def operands(name: str, start: int) -> tuple[np.ndarray, np.ndarray]:
         rows = host.random(min(block, side - start), seed=fold_in(seed, "sdm.radius", name, start))
         x = np.asarray(host.score_operand(rows), dtype=np.float64)
-        return x, host.backend.vecdot(x, x)
+        return x, kernels.vecdot(host.backend, x, x)
 
     distances = []
     for i in range(0, side, block):
         a, squares_a = operands("a", i)
         for j in range(0, side, block):
             b, squares_b = operands("b", j)
-            dots = host.backend.matmul(a, b.T)
+            dots = kernels.matmul(host.backend, a, b.T)
             sims = np.asarray(host.score_from_dots(dots, squares_a[:, None], squares_b[None, :]))
             distances.append((dim * (1.0 - sims.astype(np.float64)) / 2).ravel())
     d = np.sort(np.concatenate(distances))
@@ -152,7 +153,7 @@ class SparseDistributedMemory:
             "a bundle that is a sum (counters add lifted vectors)",
         )
         self._model = model
-        self._n = check_int(n_locations, "n_locations", minimum=1)
+        self._n = POSITIVE_INT.check("n_locations", n_locations)
         self._seed = model.spawn_seed() if seed is None else check_seed(seed)
         self._locations = model.random(self._n, seed=fold_in(self._seed, "sdm.locations"))
         if radius is None:
@@ -164,9 +165,7 @@ class SparseDistributedMemory:
         self.clear()
 
     def _check_radius(self, radius: Any) -> float:
-        r = check_number(radius, "radius")
-        if not 0 <= r <= self._model.dim:
-            raise ValueError(f"radius must be a distance in [0, dim={self._model.dim}], got {r}")
+        r = Interval(0, self._model.dim, words="a distance (at most dim)").check("radius", radius)
         return r
 
     # -- state ---------------------------------------------------------------------------
@@ -234,7 +233,13 @@ class SparseDistributedMemory:
     # -- write and read ------------------------------------------------------------------
     def activations(self, addresses: Any) -> Any:
         """Boolean mask ``(n, n_locations)`` (``(n_locations,)`` for one address) of the
-        locations each address activates; ``sum`` over the last axis counts them."""
+        locations each address activates; ``sum`` over the last axis counts them.
+
+        Parameters
+        ----------
+        addresses : array
+            One address (a vector of the model) or a batch ``(n, vector_length)``.
+        """
         a, answer = as_rows(self._model, addresses, "addresses", pad=True)
         parts = [act.active(self._model, a[s], self._locations, self._floor) for s in self._chunks(a)]
         return joined(self._model, parts, answer)
@@ -244,7 +249,15 @@ class SparseDistributedMemory:
 
         ``addresses`` and ``contents``: one vector each, or batches ``(n, vector_length)`` of
         the same ``n`` (the contents are the addresses for an autoassociative memory). One
-        matrix product per chunk of addresses: ``counters += A^T lift(contents)``."""
+        matrix product per chunk of addresses: ``counters += A^T lift(contents)``.
+
+        Parameters
+        ----------
+        addresses : array
+            One address (a vector of the model) or a batch ``(n, vector_length)``.
+        contents : array
+            The vectors to store, one per address.
+        """
         a, one_a = as_rows(self._model, addresses, "addresses")
         c, one_c = as_rows(self._model, contents, "contents")
         if a.shape != c.shape or one_a != one_c:
@@ -270,9 +283,17 @@ class SparseDistributedMemory:
         activates none). With ``iterations > 1`` each result is read again as the next
         address: an autoassociative memory converges to a stored item from a cue within
         the critical distance. One vector or a batch ``(n, vector_length)``; the same shape
-        back."""
+        back.
+
+        Parameters
+        ----------
+        addresses : array
+            One address (a vector of the model) or a batch ``(n, vector_length)``.
+        iterations : int, optional
+            Number of reads; each result after the first is read again as the next address.
+        """
         x, answer = as_rows(self._model, addresses, "addresses", pad=True)
-        times = check_int(iterations, "iterations", minimum=1)
+        times = POSITIVE_INT.check("iterations", iterations)
         for _ in range(times):
             x = self._read_once(x)
         return answer.of(x)
@@ -291,7 +312,13 @@ class SparseDistributedMemory:
     # -- files ---------------------------------------------------------------------------
     def save(self, path: str | PathLike) -> None:
         """Write the memory to ``path`` (``.npz``, no pickle): the model, the counters and
-        the fields that rebuild the locations (their seed and number) and the radius."""
+        the fields that rebuild the locations (their seed and number) and the radius.
+
+        Parameters
+        ----------
+        path : str | PathLike
+            The file to write (``.npz``).
+        """
         fields = {
             "n_locations": self._n,
             "radius": self._radius,
@@ -349,12 +376,12 @@ class SparseDistributedMemory:
         seed = fields["seed"]
         if not isinstance(seed, str) or not seed.isdigit():
             raise ValueError(f"seed must be a decimal string, got {seed!r}")
-        n = check_int(fields["n_locations"], "n_locations", minimum=1)
+        n = POSITIVE_INT.check("n_locations", fields["n_locations"])
         shape = (n, model.dim)
         if tuple(counters.shape) != shape:  # before drawing n locations
             raise ValueError(f"counters must be {shape}, got {tuple(counters.shape)}")
         memory = cls(model, n, fields["radius"], seed=int(seed))
-        n_written = check_int(fields["n_written"], "n_written", minimum=0)
+        n_written = NON_NEGATIVE_INT.check("n_written", fields["n_written"])
         if counters.dtype != model.sum_dtype:
             raise ValueError(f"counters must be of the model's sum dtype, got {counters.dtype}")
         host = model.backend.to_numpy(counters)

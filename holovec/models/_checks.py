@@ -14,22 +14,25 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import REFUSED_ARRAY_TYPES, check_int, check_known_shape
+from .. import kernels
+from .._params import KNOWN_SHAPE, NON_NEGATIVE_INT, Interval
 from ..backends import dtype_name
+from ..backends.arrays import REFUSED_ARRAY_TYPES
 from .registry import models_using_dtype
 
 #: the largest dim: one vector's elements must be addressable by a 32-bit index
 MAX_DIM = 2**31 - 1
+DIM = Interval(1, MAX_DIM, integral=True)
 
 
 def check_dim(dim: Any) -> int:
     """``dim`` as an int in ``[1, 2**31 - 1]``, or a clear error."""
-    return check_int(dim, "dim", 1, MAX_DIM)
+    return DIM.check("dim", dim)
 
 
 def check_count(n: Any, what: str) -> int:
     """A count (``n`` rows, a chunk size): an int ``>= 0``, or a clear error."""
-    return check_int(n, what, 0)
+    return NON_NEGATIVE_INT.check(what, n)
 
 
 def refuse_array_type(x: Any, name: str) -> None:
@@ -52,7 +55,7 @@ def check_dtype(model: Any, dtype: Any) -> str:
     name = model.default_dtype if dtype is None else dtype_name(dtype)
     if name not in model.allowed_dtypes:
         raise TypeError(f"{model.name} vectors can be {', '.join(model.allowed_dtypes)}; got dtype {name!r}")
-    if not model.backend.supports_dtype(name):
+    if not kernels.supports_dtype(model.backend, name):
         model.backend.dtype(name)  # raises the backend's own explanation
     return name
 
@@ -85,6 +88,15 @@ def check_vectors(model: Any, x: Any, name: str = "x") -> Any:
     arrays traced by ``jax.jit``. Raises ``TypeError`` for a wrong type or dtype and
     ``ValueError`` for a wrong shape or device, naming ``name`` and what was expected.
     Encoders and stores call it on every vector they are given.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    x : array
+        The array to check.
+    name : str, optional
+        The parameter's name, for the error message.
     """
     backend = model.backend
     if not isinstance(x, backend.array_type):
@@ -94,7 +106,7 @@ def check_vectors(model: Any, x: Any, name: str = "x") -> Any:
             "convert it with model.asarray(x)"
         )
     refuse_array_type(x, name)
-    check_known_shape(x, name)  # a Dask array filtered by a mask: NaN chunk sizes
+    KNOWN_SHAPE.check(name, x)  # a Dask array filtered by a mask: NaN chunk sizes
     if x.dtype != model.dtype:
         got = dtype_name(x.dtype) if known_dtype(x.dtype) else str(x.dtype)
         others = [m for m in models_using_dtype(got) if m != model.name]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernels
 from ..backends import get_backend
 
 
@@ -18,7 +19,13 @@ def get_config(model: Any) -> dict[str, Any]:
     """What makes two models interchangeable (``model``, ``dim``, ``backend``, ``device``,
     ``dtype``, ``options`` as ``(name, value)`` pairs, ``seed``): equal configurations give
     equal vectors for equal seeds, the same tie-breaks, and the same unseeded draws. Models
-    compare, hash and pickle by it."""
+    compare, hash and pickle by it.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    """
     backend = model.backend
     return {
         "model": model.name,
@@ -50,6 +57,15 @@ def with_backend(model: Any, backend: Any, device: Any = None) -> Any:
     where the model is discrete. The model itself where ``backend`` and ``device`` are its
     own.
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    backend : str or Backend
+        The other backend (a name or a :class:`~holovec.backends.Backend`).
+    device : object, optional
+        The device on that backend; ``None`` for its best.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -67,10 +83,16 @@ def with_backend(model: Any, backend: Any, device: Any = None) -> Any:
 
 
 def block_model(model: Any) -> Any:
-    """This model on the backend of its arrays' chunks (``backend.block_backend_name``: on
+    """This model on the backend of its arrays' chunks (``kernels.block_backend_name(backend)``: on
     Dask, the NumPy model that computes one chunk on a worker, what ``random`` and
-    ``search`` send to the workers), else the model itself."""
-    name = model.backend.block_backend_name
+    ``search`` send to the workers), else the model itself.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    """
+    name = kernels.block_backend_name(model.backend)
     if name is None:
         return model
     block = model.__dict__.get("_block_model_cache")
@@ -79,10 +101,49 @@ def block_model(model: Any) -> Any:
     return block
 
 
+def host_model(model: Any) -> Any:
+    """The model's NumPy twin: this model on the NumPy backend (the model itself on NumPy),
+    made once and kept by the model, so that it lives and dies with it (a cache of the
+    process would keep models, equal by configuration, alive); ``None`` where NumPy cannot
+    hold its dtype (bfloat16). Its draws, checks and host kernels give the model's numbers
+    on the host; the one twin of a model (``Backend.program`` runs host-lent programs on it).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+
+    Returns
+    -------
+    VSAModel or None
+        The model on NumPy, or ``None``.
+    """
+    if kernels.block_backend_name(model.backend) == "numpy":
+        return block_model(model)  # (Dask: the model of its chunks is the twin)
+    host = model.__dict__.get("_host_model_cache", False)
+    if host is False:
+        try:
+            host = with_backend(model, "numpy")
+        except TypeError:  # a dtype NumPy lacks
+            host = None
+        if host is model:
+            return model  # (kept out of its own dict: no cycle)
+        model.__dict__["_host_model_cache"] = host
+    return host
+
+
 def config_differences(model: Any, other: Any) -> list[tuple[str, Any, Any]]:
     """``(field, this model's value, other's value)`` for each field of the configuration
     (class, dim, backend, device, dtype, options, seed) where ``other`` differs; empty when
-    the models are equal. For error messages that say why two models differ."""
+    the models are equal. For error messages that say why two models differ.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    other : object
+        The model to compare with.
+    """
     mine, theirs = get_config(model), get_config(other)
     if type(model) is not type(other) and mine["model"] == theirs["model"]:
         mine["model"], theirs["model"] = type(model).__name__, type(other).__name__

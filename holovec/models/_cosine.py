@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernels
 from ..backends import DTYPE_KINDS
 from ._magnitude import COSINE_RANGE, choose, divided_rows, quiet_overflow, within_range
 from ._memory import itemsize
@@ -25,7 +26,7 @@ def unit_norm(backend: Any, x: Any, norm: float = 1.0) -> Any:
 
     The normalised sum that HRR, VTB and GHRR use as their bundle."""
     xp = backend.xp
-    length = xp.sqrt(xp.real(backend.vecdot(x, x)))[..., None]
+    length = xp.sqrt(xp.real(kernels.vecdot(backend, x, x)))[..., None]
     nonzero = length > 0
     return xp.where(nonzero, x * (norm / xp.where(nonzero, length, 1)), 0)
 
@@ -58,7 +59,7 @@ class CosineSimilarity:
     def _cosine_operand(self, x: Any) -> Any:
         """``x`` as a real array whose dot products are the real parts of ``x``'s."""
         if self._is_complex:
-            return self.backend.real_view(x)
+            return kernels.real_view(self.backend, x)
         wide = self._cosine_dtype
         return x if wide is None else self.xp.astype(x, wide)
 
@@ -66,13 +67,13 @@ class CosineSimilarity:
         # a norm is 0 only for a zero vector (rows are never too small for their squares,
         # see _in_range), whose dot products are 0: divided by 1, its cosine is 0
         denom = norm_a * norm_b
-        return self.backend.clip(dots / self.xp.where(denom > 0, denom, 1), -1.0, 1.0)
+        return kernels.clip(self.backend, dots / self.xp.where(denom > 0, denom, 1), -1.0, 1.0)
 
     def _in_range(self, x: Any, squares_of: Any = None) -> tuple[Any, Any]:
         """``x`` (a cosine operand) and its squared norms, its rows divided by their largest
         magnitude where their sums would overflow or underflow (the cosine is the same).
         Call it in ``quiet_overflow``."""
-        squares_of = squares_of or (lambda v: self.backend.vecdot(v, v))
+        squares_of = squares_of or (lambda v: kernels.vecdot(self.backend, v, v))
         safe = COSINE_RANGE[self.real_dtype_name]
         x, squares, _ = within_range(self.backend, x, squares_of, safe)
         return x, squares
@@ -81,14 +82,18 @@ class CosineSimilarity:
         xp, backend = self.xp, self.backend
         a, b = self._cosine_operand(a), self._cosine_operand(b)
         with quiet_overflow(a):  # the three sums at once (one pass where a compiler fuses them)
-            plain = backend.vecdot(a, b), backend.vecdot(a, a), backend.vecdot(b, b)
+            plain = (
+                kernels.vecdot(backend, a, b),
+                kernels.vecdot(backend, a, a),
+                kernels.vecdot(backend, b, b),
+            )
         safe = COSINE_RANGE[self.real_dtype_name]
 
         def divided() -> tuple[Any, Any, Any]:  # rows too large or small for their squares
-            squares_of = lambda v: backend.vecdot(v, v)  # noqa: E731
+            squares_of = lambda v: kernels.vecdot(backend, v, v)  # noqa: E731
             a_in, squares_a, _ = divided_rows(backend, a, squares_of, safe)
             b_in, squares_b, _ = divided_rows(backend, b, squares_of, safe)
-            return backend.vecdot(a_in, b_in), squares_a, squares_b
+            return kernels.vecdot(backend, a_in, b_in), squares_a, squares_b
 
         dots, squares_a, squares_b = choose(backend, plain[1:], a.shape[-1], safe, lambda: plain, divided)
         return self._cosine(dots, xp.sqrt(squares_a), xp.sqrt(squares_b))
@@ -110,7 +115,7 @@ class CosineSimilarity:
         with quiet_overflow(vectors):
             b, squares = self._in_range(
                 self._cosine_operand(vectors),
-                lambda v: self.backend.row_squared_norms(v, PRODUCT_BLOCK_ROWS),
+                lambda v: kernels.row_squared_norms(self.backend, v, PRODUCT_BLOCK_ROWS),
             )
         return b, self.xp.sqrt(squares)
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .. import kernels
+
 
 def packed_bytes(dim: int) -> int:
     """Bytes of ``dim`` bits packed in whole 64-bit words."""
@@ -40,7 +42,7 @@ def usable(model: Any, x: Any, make: Callable[[], Any]) -> bool:
     """Whether a Hamming search pays (a backend with a fast popcount), can read ``x`` (not
     traced) and ranks as the model does (the table is strictly decreasing)."""
     backend = model.backend
-    if not backend.fast_hamming_search or backend.is_traced(x):
+    if not kernels.fast_hamming_search(backend) or backend.is_traced(x):
         return False
     return table(model, make) is not None
 

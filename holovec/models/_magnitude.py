@@ -13,7 +13,7 @@ Rows inside the range are not touched, so ordinary vectors score as before, bit 
 Whether any row may be outside is read from the squared norms (or dot products) the score
 computes anyway, a test that proves every row inside at no extra pass; only where it fails
 are the largest magnitudes computed and the sums made again. Under a trace the backend
-branches in the compiled program where it can (``Backend.cond``: JAX), else, as in a lazy
+branches in the compiled program where it can (``kernels.cond``: JAX), else, as in a lazy
 graph (Dask), the division is always made (by exactly 1 for the rows inside).
 """
 
@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .. import kernels
 
 
 @dataclass(frozen=True)
@@ -107,12 +109,12 @@ def choose(
     prove every row inside ``safe``, else ``outside()`` (which must also be right for rows
     inside: under a trace it may run in any case, and both must give results of the same
     structure). Read from the host where values can be; under a trace the backend's
-    :meth:`~holovec.backends.Backend.cond` decides."""
+    :func:`~holovec.kernels.control.cond` decides."""
     low, high = safe.holds_all(width)
     if backend.lazy or backend.is_traced(squares[0]):
         xp = backend.xp
         held = [xp.all((s >= low) & (s <= high)) for s in squares]
-        return backend.cond(functools.reduce(lambda p, q: p & q, held), inside, outside)
+        return kernels.cond(backend, functools.reduce(lambda p, q: p & q, held), inside, outside)
     for s in squares:
         extremes = _extremes(s)
         if extremes is not None and not (low <= extremes[0] and extremes[1] <= high):  # nor NaN
@@ -159,7 +161,8 @@ def bounded_dots(
     if backend.lazy or backend.is_traced(dots):
         xp = backend.xp
         ones = (xp.ones(a.shape[:-1], dtype=dots.dtype), xp.ones(b.shape[:-1], dtype=dots.dtype))
-        return backend.cond(
+        return kernels.cond(
+            backend,
             xp.all(xp.isfinite(dots)),
             lambda: (dots, ones),
             lambda: _divided_dots(backend, a, b, dots_of, safe),

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernels
 from ..backends import DTYPE_KINDS
 
 #: rows of items per matrix product where products round (continuous models): every such
-#: product has exactly this many item rows (Backend.row_blocked_matmul), so that an item's
+#: product has exactly this many item rows (kernels.row_blocked_matmul), so that an item's
 #: score depends neither on the chunk it comes in nor on its place there
 PRODUCT_BLOCK_ROWS = 128
 
@@ -42,7 +43,7 @@ def items_product(model: Any, queries: Any, items: Any, *, exact: bool = False) 
     """``queries @ items.T``, ``(n_q, w) x (n_i, w) -> (n_q, n_i)``.
 
     Where the products round (``exact=False``), the items are on the left in products of
-    exactly ``PRODUCT_BLOCK_ROWS`` rows (:meth:`Backend.row_blocked_matmul`): matrix
+    exactly ``PRODUCT_BLOCK_ROWS`` rows (:func:`~holovec.kernels.blocked.row_blocked_matmul`): matrix
     libraries pick kernels and summation orders by shape, and would otherwise score one
     item a float step apart depending on how the items were chunked and where a row sits
     (equal rows, unequal scores, top-k ties that depend on ``chunk_size``).
@@ -57,10 +58,10 @@ def items_product(model: Any, queries: Any, items: Any, *, exact: bool = False) 
     backend = model.backend
     t = model.xp.matrix_transpose  # not .mT: Dask's arrays have no such attribute
     if not exact:
-        return t(backend.row_blocked_matmul(items, t(queries), PRODUCT_BLOCK_ROWS))
+        return t(kernels.row_blocked_matmul(backend, items, t(queries), PRODUCT_BLOCK_ROWS))
     if queries.shape[0] > items.shape[0]:
-        return backend.matmul(queries, t(items))
-    return t(backend.matmul(items, t(queries)))
+        return kernels.matmul(backend, queries, t(items))
+    return t(kernels.matmul(backend, items, t(queries)))
 
 
 def dot_similarity(
@@ -83,13 +84,21 @@ def dot_similarity(
     if divisors is not None:
         limit = (limit / divisors[0]) / divisors[1]  # by factors of 1: dim exactly
     denominator = xp.maximum(xp.sqrt(squares_a * squares_b), limit)
-    return model.backend.clip(dots / denominator, -1.0, 1.0)
+    return kernels.clip(model.backend, dots / denominator, -1.0, 1.0)
 
 
 def score_operand(model: Any, vectors: Any) -> Any:
     """Real rows ``(..., score_operand_width)`` whose plain dot products are the numerators
     of the similarity (``VSAModel.score_operand``; complex vectors: the real and imaginary
-    part of each element side by side; 16-bit floats: widened to float32)."""
+    part of each element side by side; 16-bit floats: widened to float32).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    vectors : array
+        Vectors of the model, ``(..., vector_length)``.
+    """
     xp = model.xp
     if DTYPE_KINDS[model.dtype_name] == "complex":
         # one layout on every backend (the order of a canonical sum): re, im of each element
@@ -103,7 +112,19 @@ def score_operand(model: Any, vectors: Any) -> Any:
 def score_from_dots(model: Any, dots: Any, squares_q: Any, squares_b: Any) -> Any:
     """The search score from dot products of ``score_operand`` rows and the squared norms of
     both sides (broadcasting; float64 where called canonically): by default
-    ``<a, b> / max(dim, |a| |b|)`` clipped to [-1, 1] (:func:`dot_similarity`)."""
+    ``<a, b> / max(dim, |a| |b|)`` clipped to [-1, 1] (:func:`dot_similarity`).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    dots : array
+        Dot products of ``score_operand`` rows of queries and items.
+    squares_q : array
+        Squared norms of the queries' rows.
+    squares_b : array
+        Squared norms of the items' rows.
+    """
     return dot_similarity(model, dots, squares_q, squares_b)
 
 

@@ -2,11 +2,11 @@
 
 A model's seed makes its unseeded draws reproducible (:class:`Seeds`: like one generator,
 ``random()`` and ``spawn_seed()`` advance one count). A draw is addressed by (seed,
-stream, purpose) and made where the backend says it is fastest (``Backend.draw_path``),
+stream, purpose) and made where the backend says it is fastest (``kernels.draw_path``),
 every way giving NumPy's numbers (:class:`Draws`):
 
-- on the host: the model's NumPy twin draws, the backend takes the array (zero copy for
-  torch on the CPU);
+- on the host: the model's NumPy twin (``VSAModel.host_model``) draws, the backend takes
+  the array (zero copy for torch on the CPU);
 - compiled: the generator's words and the model's sampler in one program that takes the
   address as data (:class:`~holovec.random.Words`), compiled once per number of rows for
   every seed, and shared by the models that differ only by seed;
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..random import Words, address_words, check_seed, fold_in, fresh_seed
 from ._checks import check_count
-from ._kernels import shared_kernel
 from ._memory import draw_block_rows
 
 
@@ -69,7 +69,7 @@ def check_draw(n: Any, seed: Any, stream: Any) -> tuple[int, int]:
 
 
 class RowsOfDraw:
-    """``fn(start, stop)`` of ``Backend.generate_rows``: rows ``start:stop`` of a draw (row
+    """``fn(start, stop)`` of ``kernels.generate_rows``: rows ``start:stop`` of a draw (row
     ``i`` never depends on the number of rows), drawn by ``model`` (the NumPy model of a
     chunk, which pickles by configuration) without the rows before them; a sequence of
     streams (one per row of the whole draw) is sliced alike."""
@@ -111,12 +111,16 @@ class Draws:
     def __call__(self, n_rows: int, seed: Any, stream: Any, purpose: int, one_row: bool = False) -> Any:
         model = self.model
         backend = model.backend
-        rows = backend.generate_rows(
-            RowsOfDraw(model.block_model(), seed, stream, purpose), n_rows, model.vector_length, model.dtype
+        rows = kernels.generate_rows(
+            backend,
+            RowsOfDraw(model.block_model(), seed, stream, purpose),
+            n_rows,
+            model.vector_length,
+            model.dtype,
         )
         if rows is None:  # else a partitioned backend (Dask): each chunk made where it lives
-            path = backend.draw_path(n_rows * model.vector_length, self.exact)
-            host = self.host_model() if path == "host" else None
+            path = kernels.draw_path(backend, n_rows * model.vector_length, self.exact)
+            host = model.host_model() if path == "host" else None
             if host is not None:
                 rows = host.draw(n_rows, seed, purpose, stream)
                 return backend.from_numpy(rows[0] if one_row else rows)
@@ -145,37 +149,40 @@ class Draws:
         model = self.model
         backend = model.backend
         block = draw_block_rows(model, self.bytes_per_element)
-        if n_rows <= block or not backend.writes_rows:
+        if n_rows <= block or not kernels.writes_rows(backend):
             return self.random(n_rows, seed, stream, purpose)
         xp = model.xp
         out = xp.empty((n_rows, model.vector_length), dtype=model.dtype, device=model.device)
         rows_of = RowsOfDraw(model, seed, stream, purpose)
         for start in range(0, n_rows, block):
-            out = backend.write_rows(out, start, rows_of(start, min(start + block, n_rows)))
+            out = kernels.write_rows(backend, out, start, rows_of(start, min(start + block, n_rows)))
         return out
 
-    def host_model(self) -> Any | None:
-        """The model on the NumPy backend (made once), whose draws and host kernels give the
-        model's numbers on the host; ``None`` where NumPy cannot hold its dtype (bfloat16)."""
-        cache = self.model.__dict__
-        host = cache.get("_host_model_cache", False)
-        if host is False:
-            try:
-                host = self.model.with_backend("numpy")
-            except TypeError:  # a dtype NumPy lacks
-                host = None
-            cache["_host_model_cache"] = host
-        return host
+    def first_row(self, seed: int, purpose: int) -> Any:
+        """Row 0 of stream 0 of ``(seed, purpose)``, for the model's build step (its twin
+        is not made yet): the compiled draw where the backend compiles draws (one program
+        for every seed, where the sampler op by op compiles one per operation), else the
+        sampler itself.
+
+        Parameters
+        ----------
+        seed : int
+            The draw's seed.
+        purpose : int
+            The draw's :class:`~holovec.random.Purpose`.
+        """
+        model = self.model
+        if kernels.draw_path(model.backend, model.vector_length, self.exact) == "compiled":
+            return self.compiled(1, seed, 0, purpose, True)
+        return self.random(1, seed, 0, purpose)[0]
 
     def compiled(self, n_rows: int, seed: int, stream: int, purpose: int, one_row: bool) -> Any:
         """The draw as one compiled program of the address."""
         model = self.model
-        key = ("_random", n_rows, one_row)
-        cache = model.kernel_cache
-        program = cache.get(key)
-        if program is None:  # kept by the model: the shared table holds programs weakly
-            program = cache[key] = shared_kernel(
-                (self.key, *key), lambda: model.backend.jit(DrawProgram(self.random, n_rows, one_row))
-            )
+        # kept by the model, shared by the models that differ only by seed (``self.key``)
+        program = model.backend.program(
+            DrawProgram(self.random, n_rows, one_row), (self.key, "_random", n_rows, one_row),
+            keep=model.kernel_cache,
+        )  # fmt: skip
         # the address as a host array: the program's call moves it with its other inputs
-        return model.backend.finish_before_exit(program(address_words(seed, stream, purpose)))
+        return kernels.finish_before_exit(model.backend, program(address_words(seed, stream, purpose)))

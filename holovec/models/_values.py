@@ -59,7 +59,15 @@ def fits(dtype: Any, low: int, high: int) -> bool:
 def valid_by_kind(model: Any, x: Any) -> Any | None:
     """The default element test of :meth:`ModelProtocol.valid_elements`, by ``element_kind``:
     discrete alphabets exactly (``bipolar`` +-1; ``binary`` and ``sparse`` 0/1), ``bounded``
-    within [-1, 1], the continuous kinds finite; None where there is nothing to test."""
+    within [-1, 1], the continuous kinds finite; None where there is nothing to test.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    x : array
+        An array in the model's layout (any numeric dtype).
+    """
     xp, element = model.xp, model.element_kind
     if element == "bipolar":
         return (x == 1) | (x == -1)
@@ -104,26 +112,12 @@ def value_error(model: Any, name: str, x: Any, bad: Any, problem: str) -> ValueE
 CHECK_BLOCK_BYTES = 2**21
 
 
-def _numpy_twin(model: Any) -> Any | None:
-    """The model on the NumPy backend, or None where NumPy cannot hold its dtype (bfloat16):
-    made once and kept by the model (as ``block_model`` keeps its own), so that it lives and
-    dies with it (a cache of the process would keep models, equal by configuration, alive)."""
-    twin = model.__dict__.get("_numpy_twin_cache", False)
-    if twin is False:
-        try:
-            twin = model.with_backend("numpy")
-        except TypeError:
-            twin = None
-        model.__dict__["_numpy_twin_cache"] = twin
-    return twin
-
-
 def _all_valid(model: Any, x: Any) -> bool | None:
     """Whether every element of ``x`` passes ``valid_elements``; None where it has no test
     for ``x``'s dtype. A tensor that the backend lends as a NumPy view is tested by the
     model's NumPy twin (the same test, on the host's faster kernels)."""
     views = model.backend.host_views(x)
-    host = None if views is None else _numpy_twin(model)
+    host = None if views is None else model.host_model()
     if host is not None:
         model, x = host, views[0]
     # (blocks of whole vectors: the leading axis of a batch of them)
@@ -165,6 +159,13 @@ def asarray(model: Any, x: Any) -> Any:
     model's precision (an integer out of the dtype's range, a fraction or an imaginary part
     dropped, an overflow to infinity). The error names the values and their positions.
     ``np.matrix`` and masked arrays are refused (``TypeError``).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    x : array
+        Any array (NumPy, PyTorch, JAX) or nested lists.
     """
     refuse_array_type(x, "x")
     out = model.backend.asarray(x)  # the backend refuses its own narrowing conversions
@@ -222,7 +223,15 @@ def to_numpy(model: Any, x: Any) -> np.ndarray:
     """An array of this model's backend (vectors, similarities, decoded values) as a NumPy
     array on the host; a NumPy array (or NumPy scalar) as it is, whatever the backend, since
     it is on the host already. Arrays of another framework, lists and other objects raise
-    ``TypeError`` (``VSAModel.to_numpy``)."""
+    ``TypeError`` (``VSAModel.to_numpy``).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model.
+    x : array
+        An array of the model's backend, or a NumPy array.
+    """
     if isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x)  # on the host already (e.g. a decoder's or a reduction's result)
     backend = model.backend

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from .._deprecation import SINCE
 from ..backends import Backend, get_backend
 from ..random import Purpose
@@ -46,6 +47,25 @@ class VSAModel(ModelProtocol, ABC):
 
     Vectors are the backend's own arrays of shape ``(..., dim)``; every operation
     broadcasts over the leading batch axes.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str | Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    seed : int, optional
+        Makes every later unseeded draw of the model reproducible; ``None`` for fresh
+        randomness.
+    device : object, optional
+        The device; ``None`` for the framework's best (see :meth:`holovec.VSA.create`).
+    dtype : str or dtype, optional
+        The vectors' dtype, where the model allows a choice; ``None`` for the model's
+        default.
+    **options : object
+        Options of the model (see each model's class).
     """
 
     #: the name under which ``VSA.create`` finds the model (any case)
@@ -74,7 +94,7 @@ class VSAModel(ModelProtocol, ABC):
     _compiled_kernels: ClassVar[tuple[str, ...]] = COMPILED_KERNELS
     _host_kernels: ClassVar[tuple[str, ...]] = ("_bundle",)
     #: whether every backend's sampler gives the draws bit for bit; False where it rounds
-    #: cos or log: then a backend draws by one path for every size (``Backend.draw_path``)
+    #: cos or log: then a backend draws by one path for every size (``kernels.draw_path``)
     _draws_exact: ClassVar[bool] = True
 
     def __init__(
@@ -119,9 +139,9 @@ class VSAModel(ModelProtocol, ABC):
         key = self._key = (type(self), *self.get_config().values())
         self._draw = Draws(self, self._random, self._draws_exact, key[:-1], self._draw_bytes_per_element)
         # made now, outside any jit trace, so that traced calls can close over it
-        self._tiebreak = self._random(1, self.seed_for_ties, 0, Purpose.TIEBREAK)[0]
+        self._tiebreak = self._draw.first_row(self.seed_for_ties, Purpose.TIEBREAK)
         self._checks = FastCheck(self)  # the fast path of the checks; .stack for bundles
-        install_kernels(self, key, self._compiled_kernels, self._host_kernels, self._draw.host_model)
+        install_kernels(self, key, self._compiled_kernels, self._host_kernels)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -160,6 +180,12 @@ class VSAModel(ModelProtocol, ABC):
         return self._backend.device
 
     @property
+    def config_key(self) -> tuple:
+        """The class and the configuration's values (hashable, holding no model): models of
+        one key are equal, and share their compiled programs (``Backend.program``)."""
+        return self._key
+
+    @property
     def kernel_cache(self) -> dict:
         """A cache of compiled kernels that live and die with the model (encoders' too)."""
         return self._kernel_cache
@@ -186,6 +212,7 @@ class VSAModel(ModelProtocol, ABC):
     __reduce__ = configuration.reduce
     with_backend = configuration.with_backend
     block_model = configuration.block_model
+    host_model = configuration.host_model
     config_differences = configuration.config_differences
 
     def _config_key(self) -> tuple:  # (of another model: type(other)._config_key(other))
@@ -214,7 +241,15 @@ class VSAModel(ModelProtocol, ABC):
 
     def check_values(self, x: Any, name: str = "x") -> Any:
         """``x`` (checked) if its elements are values of this model's vectors, else a ``ValueError``
-        naming the wrong ones and ``allowed_values``; reads every value (not under a trace)."""
+        naming the wrong ones and ``allowed_values``; reads every value (not under a trace).
+
+        Parameters
+        ----------
+        x : array
+            The vectors to check.
+        name : str, optional
+            The parameter's name, for the error message.
+        """
         _values.check_values(self, x, name)
         return x
 
@@ -238,6 +273,19 @@ class VSAModel(ModelProtocol, ABC):
         one purpose, a sequence of ``n`` streams gives row ``i`` from ``stream[i]``. ``seed``:
         an int below 2**128 (see :func:`holovec.random.fold_in`). ``row_start`` (an int
         stream): rows ``row_start .. row_start + n - 1`` of the draw, without those before.
+
+        Parameters
+        ----------
+        n : int
+            Number of vectors.
+        seed : int
+            The generator's seed.
+        purpose : int
+            The purpose of the draw (a :class:`~holovec.random.Purpose`).
+        stream : object, optional
+            The stream within the purpose (an int or a label's digest).
+        row_start : int, optional
+            Index of the first row (rows of one address are independent of ``n``).
         """
         n, seed = check_draw(n, seed, stream)
         start = check_count(row_start, "row_start")
@@ -252,6 +300,13 @@ class VSAModel(ModelProtocol, ABC):
         The same ``seed`` gives the same vectors on every backend and device, and row ``i``
         does not depend on ``n``. ``seed=None`` draws fresh vectors (reproducibly, if the
         model was created with a seed).
+
+        Parameters
+        ----------
+        n : int, optional
+            Number of vectors; ``None`` for one vector ``(dim,)``.
+        seed : int, optional
+            The seed; ``None`` for the model's next unseeded draw.
         """
         rows = 1 if n is None else check_count(n, "n")
         check_memory(self._backend, self._draw_bytes(rows), f"random({rows})")
@@ -260,12 +315,28 @@ class VSAModel(ModelProtocol, ABC):
 
     # -- the operations -------------------------------------------------------------------
     def bind(self, a: Any, b: Any) -> Any:
-        """Bind (associate) ``a`` with ``b``; the result is dissimilar to both."""
+        """Bind (associate) ``a`` with ``b``; the result is dissimilar to both.
+
+        Parameters
+        ----------
+        a : array
+            Vectors of the model, ``(..., vector_length)``.
+        b : array
+            Vectors of the model, broadcast against ``a``.
+        """
         self._checks.pair(a, b)
         return self._bind(a, b)
 
     def unbind(self, c: Any, b: Any) -> Any:
-        """Recover ``a`` from ``c = bind(a, b)`` (exactly where the model allows)."""
+        """Recover ``a`` from ``c = bind(a, b)`` (exactly where the model allows).
+
+        Parameters
+        ----------
+        c : array
+            Bound vectors of the model.
+        b : array
+            The vectors ``c`` was bound with.
+        """
         self._checks.pair(c, b, ("c", "b"))
         return self._unbind(c, b)
 
@@ -274,11 +345,24 @@ class VSAModel(ModelProtocol, ABC):
 
         ``vectors`` is a list of vectors (or batches), or an array with the items on axis 0.
         Ties are broken by a fixed vector drawn from the model's seed.
+
+        Parameters
+        ----------
+        vectors : list of array, or array
+            A list of vectors, or an array with the items on axis 0.
         """
         return self._bundle(self._checks.stack(vectors))
 
     def permute(self, x: Any, shift: int = 1) -> Any:
-        """Cyclically shift the elements by ``shift`` (negative shifts undo positive ones)."""
+        """Cyclically shift the elements by ``shift`` (negative shifts undo positive ones).
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        shift : int, optional
+            Number of places to shift.
+        """
         self.check(x)
         if isinstance(shift, (bool, np.bool_)) or not isinstance(shift, numbers.Integral):
             raise TypeError(f"shift must be an int, got {type(shift).__name__} {shift!r}")
@@ -286,7 +370,13 @@ class VSAModel(ModelProtocol, ABC):
         return self._permute(x, int(shift) % self._dim)
 
     def inverse(self, x: Any) -> Any:
-        """The vector that undoes binding with ``x``: ``bind(bind(a, x), inverse(x)) ~ a``."""
+        """The vector that undoes binding with ``x``: ``bind(bind(a, x), inverse(x)) ~ a``.
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         return self._inverse(self.check(x))
 
     def identity(self) -> Any:
@@ -294,13 +384,26 @@ class VSAModel(ModelProtocol, ABC):
         return self._identity()
 
     def normalize(self, x: Any) -> Any:
-        """Project vectors back onto the model's space (e.g. after arithmetic of your own)."""
+        """Project vectors back onto the model's space (e.g. after arithmetic of your own).
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         return self._normalize(self.check(x))
 
     def similarity(self, a: Any, b: Any) -> Any:
         """Similarity in [-1, 1]: 1 for identical vectors, about 0 for unrelated ones.
 
         Broadcasts over batch axes like NumPy; two vectors give a 0-d array.
+
+        Parameters
+        ----------
+        a : array
+            Vectors of the model, ``(..., vector_length)``.
+        b : array
+            Vectors of the model, broadcast against ``a``.
         """
         self._checks.pair(a, b)
         if isinstance(a, np.ndarray):  # NumPy warns of NaN arithmetic: it is refused below instead
@@ -322,7 +425,17 @@ class VSAModel(ModelProtocol, ABC):
 
     def similarity_matrix(self, queries: Any, items: Any, *, chunk_size: int | None = None) -> Any:
         """Similarity of every query (shape ``(..., dim)``) with every item (``(n, dim)``):
-        shape ``(..., n)``, computed as one matrix product per chunk of items."""
+        shape ``(..., n)``, computed as one matrix product per chunk of items.
+
+        Parameters
+        ----------
+        queries : array
+            Query vectors ``(..., vector_length)``.
+        items : object
+            Item vectors ``(n, vector_length)``.
+        chunk_size : int, optional
+            Items per chunk; ``None`` for a chunk that bounds the memory.
+        """
         self.check(queries, "queries")
         self.check(items, "items")
         if items.ndim != 2:
@@ -339,8 +452,14 @@ class VSAModel(ModelProtocol, ABC):
         if chunk_size >= n_items:
             out = self._similarity_matrix(q, items)
         else:
-            out = self._backend.map_item_chunks(
-                self._matrix_chunk, (q,), (items,), chunk_size, self._parallel_chunks, self._kernel_cache
+            out = kernels.map_item_chunks(
+                self._backend,
+                self._matrix_chunk,
+                (q,),
+                (items,),
+                chunk_size,
+                self._parallel_chunks,
+                self._kernel_cache,
             )
         return self.xp.reshape(out, (*queries.shape[:-1], n_items))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from .. import kernels
 from .._deprecation import SINCE
-from .._validation import check_bool
+from .._params import FLAG
 from ..random import random_bits
 from . import _hamming
 from ._search import items_product
@@ -22,6 +23,20 @@ class BSC(VSAModel):
     majority, ties broken by a fixed random vector from the model's seed;
     similarity is ``1 - 2 * hamming(a, b) / dim``, on the same [-1, 1] scale as
     the other models. BSC is MAP under the map 0 -> +1, 1 -> -1.
+
+    Parameters
+    ----------
+    *args : object
+        ``dim`` (int: the number of elements per vector) and ``backend`` (a name, a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default; see
+        :meth:`holovec.VSA.create`), as for :class:`VSAModel`. (The signature is
+        ``__new__``'s, which keeps the deprecated ``BSC(dim, packed=True)``.)
+    packed : bool, optional
+        Store 8 bits per byte (builds :class:`PackedBSC`; deprecated here, use
+        ``VSA.create("BSC", dim, packed=True)``).
+    **kwargs : object
+        ``dim`` and ``backend`` by keyword, ``seed``, ``device``, ``dtype`` and the other
+        options of :class:`VSAModel`.
 
     Examples
     --------
@@ -61,7 +76,7 @@ class BSC(VSAModel):
         return super().__new__(cls)
 
     def __init__(self, dim: int, backend: Any = None, *, packed: bool = False, **kwargs: Any) -> None:
-        packed = check_bool(packed, "packed")
+        packed = FLAG.check("packed", packed)
         if packed is not self.packed:
             raise TypeError(
                 f"{type(self).__name__} vectors are {'' if self.packed else 'not '}packed; for "
@@ -111,11 +126,13 @@ class BSC(VSAModel):
     # bit packing do), so that similarity and similarity_matrix agree on any uint8 input.
     def _similarity(self, a: Any, b: Any) -> Any:
         xp, flag = self.xp, self._bool
-        return self._from_hamming(self.backend.count_nonzero(xp.astype(a, flag) ^ xp.astype(b, flag)))
+        return self._from_hamming(
+            kernels.count_nonzero(self.backend, xp.astype(a, flag) ^ xp.astype(b, flag))
+        )
 
     def _from_hamming(self, hamming: Any) -> Any:
         """``1 - 2 * hamming / dim``, rounded alike on every path and backend."""
-        return 1 - self.backend.divide(2 * self.xp.astype(hamming, self._float), self.dim)
+        return 1 - kernels.divide(self.backend, 2 * self.xp.astype(hamming, self._float), self.dim)
 
     def _bipolar(self, x: Any) -> Any:
         return 1 - 2 * self.xp.astype(x != 0, self._float)
@@ -134,7 +151,7 @@ class BSC(VSAModel):
         return self.from_elements(bits)
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        if self.backend.fast_packed_hamming:
+        if kernels.fast_packed_hamming(self.backend):
             # pack (8x less to read), then XOR/popcount in cache-sized chunks on every core
             return self.search_scores(self.search_index(queries), self.search_index(items))
         # +-1 products count agreements minus disagreements exactly (integers < 2**24);
@@ -145,7 +162,7 @@ class BSC(VSAModel):
     def _matrix_temp_bytes_per_item(self, n_queries: int) -> int:
         # the packed path packs the items chunk by chunk (its XOR/popcount bounds its own
         # chunks): the packing's temporaries; the other path, the +-1 floats
-        return 2 * self.dim if self.backend.fast_packed_hamming else 4 * self.dim
+        return 2 * self.dim if kernels.fast_packed_hamming(self.backend) else 4 * self.dim
 
     # a search index is the items bit-packed: 8x less memory, compared by XOR/popcount in
     # chunks whose XOR results stay in the CPU's cache, on every core
@@ -157,16 +174,16 @@ class BSC(VSAModel):
         return _hamming.packed_bytes(self.dim)  # whole 64-bit words, as PackedBSC stores them
 
     def _as_packed(self, bits: Any) -> Any:
-        return self.backend.pack_bits(bits, self._packed_length)
+        return kernels.pack_bits(self.backend, bits, self._packed_length)
 
     def search_index(self, vectors: Any) -> tuple[Any]:
         return (self._as_packed(vectors),)
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
-        return self._from_hamming(self.backend.hamming_matrix(queries[0], items[0], self.dim))
+        return self._from_hamming(kernels.hamming_matrix(self.backend, queries[0], items[0], self.dim))
 
     def _search_temp_bytes_per_item(self, n_queries: int) -> int:
-        return self.backend.hamming_temp_bytes(n_queries, self._packed_length, self.dim)
+        return kernels.hamming_temp_bytes(self.backend, n_queries, self._packed_length, self.dim)
 
     # -- exact top-k on packed bits (the protocol's Hamming hooks, see models/_hamming.py) ----
     def _hamming_table(self) -> Any:
@@ -176,7 +193,13 @@ class BSC(VSAModel):
 
     def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:
         """The packed bits of a search index (its first member), padding bits clear, or
-        ``None`` where a Hamming search does not apply (see :mod:`holovec.models._hamming`)."""
+        ``None`` where a Hamming search does not apply (see :mod:`holovec.models._hamming`).
+
+        Parameters
+        ----------
+        index : tuple[object, ...]
+            A search index (the tuple :meth:`search_index` makes).
+        """
         bits = index[0]
         if not _hamming.usable(self, bits, self._hamming_table):
             return None
@@ -187,7 +210,7 @@ class BSC(VSAModel):
         if self.dim % 64 == 0:
             return bits
         xp = self.xp
-        mask = self.backend.padding_mask(bits.shape[-1], self.dim)
+        mask = kernels.padding_mask(self.backend, bits.shape[-1], self.dim)
         tail = self.dim // 8
         if not bool(xp.any((bits[:, tail:] & ~mask[tail:]) != 0)):
             return bits

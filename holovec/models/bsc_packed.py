@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernels
 from ..random import random_words
 from ._values import value_error
 from .bsc import BSC
@@ -23,6 +24,19 @@ class PackedBSC(BSC):
     Bind is XOR, similarity ``1 - 2 * popcount(a ^ b) / dim``, search XOR/popcount
     in cache-sized chunks, and bundling adds bit-sliced counters (one bit plane per
     counter bit) in a pairwise tree, then compares them with ``k / 2`` plane by plane.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str or Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    packed : bool, optional
+        Always True for this variant (``VSA.create("BSC", dim, packed=True)``).
+    **kwargs : object
+        ``seed``, ``device``, ``dtype`` and the other options of :class:`VSAModel`.
 
     Examples
     --------
@@ -52,24 +66,36 @@ class PackedBSC(BSC):
 
     # -- conversion ----------------------------------------------------------------------
     def pack(self, bits: Any) -> Any:
-        """Unpacked BSC vectors (uint8 0/1, last axis ``dim``) as packed vectors."""
+        """Unpacked BSC vectors (uint8 0/1, last axis ``dim``) as packed vectors.
+
+        Parameters
+        ----------
+        bits : array
+            Unpacked BSC vectors (uint8 0/1, last axis ``dim``).
+        """
         if not isinstance(bits, self.backend.array_type) or bits.shape[-1:] != (self.dim,):
             raise ValueError(f"pack takes uint8 0/1 bits of shape (..., {self.dim}) of this backend")
         if not self.backend.is_traced(bits):  # values other than 0 and 1 are not bits
             bad = (bits != 0) & (bits != 1)
             if bool(self.xp.any(bad)):
                 raise value_error(self, "bits", bits, bad, "are not bits (allowed: 0 or 1)")
-        return self.backend.pack_bits(self.xp.astype(bits != 0, self.dtype), self.vector_length)
+        return kernels.pack_bits(self.backend, self.xp.astype(bits != 0, self.dtype), self.vector_length)
 
     def unpack(self, x: Any) -> Any:
-        """Packed vectors as unpacked BSC vectors (uint8 0/1, last axis ``dim``)."""
-        return self.backend.unpack_bytes(self.check(x), self.dim)
+        """Packed vectors as unpacked BSC vectors (uint8 0/1, last axis ``dim``).
+
+        Parameters
+        ----------
+        x : array
+            Packed vectors of the model.
+        """
+        return kernels.unpack_bytes(self.backend, self.check(x), self.dim)
 
     def elements(self, x: Any) -> Any:
-        return self.backend.unpack_bytes(x, self.dim)
+        return kernels.unpack_bytes(self.backend, x, self.dim)
 
     def from_elements(self, e: Any) -> Any:
-        return self.backend.pack_bits(e, self.vector_length)
+        return kernels.pack_bits(self.backend, e, self.vector_length)
 
     @property
     def allowed_values(self) -> str:
@@ -84,7 +110,7 @@ class PackedBSC(BSC):
         """Bytes with the bits of the ``dim`` elements set and the padding bits clear."""
         mask = self.__dict__.get("_valid_bits_cache")
         if mask is None:  # made once (outside any trace: the first call is model creation's)
-            mask = self.backend.padding_mask(self.vector_length, self.dim)
+            mask = kernels.padding_mask(self.backend, self.vector_length, self.dim)
             self.__dict__["_valid_bits_cache"] = mask
         return mask
 
@@ -99,7 +125,7 @@ class PackedBSC(BSC):
             purpose=purpose,
             row_start=row_start,
         )
-        return self.backend.words_to_bytes(words) & self._valid_bits()
+        return kernels.words_to_bytes(self.backend, words) & self._valid_bits()
 
     def _identity(self) -> Any:
         return self.xp.zeros(self.vector_length, dtype=self.dtype, device=self.device)
@@ -108,8 +134,8 @@ class PackedBSC(BSC):
         return x & self._valid_bits()
 
     def _permute(self, x: Any, shift: int) -> Any:
-        bits = self.backend.unpack_bytes(x, self.dim)
-        return self.backend.pack_bits(self.xp.roll(bits, shift, axis=-1), self.vector_length)
+        bits = kernels.unpack_bytes(self.backend, x, self.dim)
+        return kernels.pack_bits(self.backend, self.xp.roll(bits, shift, axis=-1), self.vector_length)
 
     def _bundle(self, stacked: Any) -> Any:
         k = stacked.shape[0]
@@ -124,7 +150,7 @@ class PackedBSC(BSC):
         differ = a ^ b
         if 8 * self.vector_length != self.dim:  # padding bits set (e.g. by ~a) do not count
             differ = differ & self._valid_bits()
-        return self._from_hamming(self.backend.count_bits(differ))
+        return self._from_hamming(kernels.count_bits(self.backend, differ))
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # XOR/popcount on every backend (the bits are packed already), in BSC's search chunks

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from ..random import Purpose, random_words
 from ._search import items_product
 from .base import COMPILED_KERNELS, VSAModel
@@ -53,7 +54,7 @@ class SparseBinaryModel(VSAModel):
     @property
     def _index_dtype(self) -> Any:
         """Dtype of gather indices: int64 where the backend has it (torch needs it), else int32."""
-        return self.backend.dtype("int64" if self.backend.supports_dtype("int64") else "int32")
+        return self.backend.dtype("int64" if kernels.supports_dtype(self.backend, "int64") else "int32")
 
     def _concrete(self, *arrays: Any) -> bool:
         """Whether the values of ``arrays`` can be read now (not placeholders of a jit or vmap
@@ -63,7 +64,7 @@ class SparseBinaryModel(VSAModel):
 
     def _ones(self, x: Any) -> Any:
         """Number of ones (nonzero elements) of each vector, int32."""
-        return self.xp.astype(self.backend.count_nonzero(x), self._int)
+        return self.xp.astype(kernels.count_nonzero(self.backend, x), self._int)
 
     def _overlap_ratio(self, overlap: Any, count_a: Any, count_b: Any) -> Any:
         xp = self.xp
@@ -77,8 +78,12 @@ class SparseBinaryModel(VSAModel):
     # does), so that similarity and similarity_matrix agree on any uint8 input.
     def _similarity(self, a: Any, b: Any) -> Any:
         a, b = a != 0, b != 0
-        count = self.backend.count_nonzero
-        return self._overlap_ratio(count(a & b), count(a), count(b))
+        backend = self.backend
+        return self._overlap_ratio(
+            kernels.count_nonzero(backend, a & b),
+            kernels.count_nonzero(backend, a),
+            kernels.count_nonzero(backend, b),
+        )
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         return self._dense_similarity_matrix(queries, items)
@@ -169,6 +174,23 @@ class BSDC(SparseBinaryModel):
     more copy changes a lot).
 
     Similarity is ``|a AND b| / sqrt(|a| |b|)``: 1 identical, about ``M / dim`` unrelated.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str or Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    density : float, optional
+        Fraction of ones of a random vector; ``None`` for ``1 / sqrt(dim)`` (see Options).
+    binding : str, optional
+        ``"shift"`` or ``"cdt"`` (see Options).
+    thinning : str | None, optional
+        ``"none"`` or ``"cdt"``: what bundle does after the OR (see Options).
+    **kwargs : object
+        ``seed``, ``device``, ``dtype`` and the other options of :class:`VSAModel`.
 
     Examples
     --------
@@ -271,6 +293,11 @@ class BSDC(SparseBinaryModel):
 
         The result is a subset of ``x``; vectors with at most ``n_active`` ones come back
         unchanged. See the class docstring for the procedure.
+
+        Parameters
+        ----------
+        x : array
+            0/1 vectors of any density.
         """
         return self._thin(self.check(x))
 
@@ -322,6 +349,13 @@ class BSDC(SparseBinaryModel):
 
         ``vectors`` is a list of vectors (or batches), or an array with the items on axis 0.
         ``thinning="cdt"`` thins the OR back to about ``n_active`` ones; ``"none"`` keeps it.
+
+        Parameters
+        ----------
+        vectors : list of array, or array
+            A list of vectors, or an array with the items on axis 0.
+        thinning : str, optional
+            ``"none"`` or ``"cdt"``; ``None`` for the model's ``thinning``.
         """
         mode = self.thinning if thinning is None else self._option_choice(thinning, "thinning")
         union = self._or(self._checks.stack(vectors))

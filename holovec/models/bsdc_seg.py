@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from ..random import random_words
 from ._checks import check_dim
 from .bsdc import SPARSE_KERNELS, SparseBinaryModel
@@ -51,6 +52,23 @@ class BSDCSEG(SparseBinaryModel):
     ``s + k mod S``), so that vectors stay one-hot per segment. Similarity is the
     normalised overlap ``|a AND b| / sqrt(|a| |b|)``; for one-hot vectors, the fraction of
     segments that agree.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str or Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    segments : int, optional
+        ``S``, the number of segments; ``None`` to derive it (see Options).
+    segment_length : int, optional
+        ``L``, the elements per segment; ``None`` to derive it (see Options).
+    thinning : str | None, optional
+        ``"none"`` or ``"vote"``: what bundle does (see Options).
+    **kwargs : object
+        ``seed``, ``device``, ``dtype`` and the other options of :class:`VSAModel`.
 
     Examples
     --------
@@ -166,6 +184,13 @@ class BSDCSEG(SparseBinaryModel):
         ``strict=True`` raises ``ValueError`` unless every segment has exactly one active
         element (skipped under jit tracing, where values cannot be read); with
         ``strict=False`` a segment gives its first active element, or 0 if it has none.
+
+        Parameters
+        ----------
+        x : array
+            Vectors ``(..., dim)``.
+        strict : bool, optional
+            Whether a segment without exactly one active element is a ``ValueError``.
         """
         self.check(x)
         if strict and not self._is_one_hot(x) and self._concrete(x):
@@ -181,7 +206,13 @@ class BSDCSEG(SparseBinaryModel):
 
     def from_indices(self, indices: Any) -> Any:
         """Indices ``(..., segments)`` (ints in ``[0, segment_length)``) as dense vectors
-        ``(..., dim)``, one active element per segment."""
+        ``(..., dim)``, one active element per segment.
+
+        Parameters
+        ----------
+        indices : array
+            Indices ``(..., segments)``, ints in ``[0, segment_length)``.
+        """
         xp = self.xp
         if not isinstance(indices, self.backend.array_type):
             indices = self.backend.asarray(indices)
@@ -223,9 +254,9 @@ class BSDCSEG(SparseBinaryModel):
         (difference) of an active index of ``a`` and one of ``b``. Exact: the FFT's rounding
         error is far below 0.5 for counts up to ``L``."""
         xp, backend = self.xp, self.backend
-        fa = backend.fft(xp.astype(self._blocks(a), self._float))
-        fb = backend.fft(xp.astype(self._blocks(b), self._float))
-        counts = xp.real(backend.ifft(fa * (xp.conj(fb) if correlate else fb)))
+        fa = kernels.fft(backend, xp.astype(self._blocks(a), self._float))
+        fb = kernels.fft(backend, xp.astype(self._blocks(b), self._float))
+        counts = xp.real(kernels.ifft(backend, fa * (xp.conj(fb) if correlate else fb)))
         out = xp.astype(counts > 0.5, self.dtype)
         return xp.reshape(out, (*out.shape[:-2], self.dim))
 
@@ -274,7 +305,15 @@ class BSDCSEG(SparseBinaryModel):
     def bundle(self, vectors: Sequence[Any] | Any, *, thinning: str | None = None) -> Any:
         """OR of the vectors (multi-hot segments), or with ``thinning="vote"`` the per-segment
         vote, one-hot again (see the class docstring). ``vectors`` is a list of vectors, or
-        an array with the items on axis 0."""
+        an array with the items on axis 0.
+
+        Parameters
+        ----------
+        vectors : list of array, or array
+            A list of vectors, or an array with the items on axis 0.
+        thinning : str, optional
+            ``"none"`` or ``"vote"``; ``None`` for the model's ``thinning``.
+        """
         mode = self.thinning if thinning is None else self._option_choice(thinning, "thinning")
         return self._bundle_as(self._checks.stack(vectors), mode)
 
@@ -297,7 +336,7 @@ class BSDCSEG(SparseBinaryModel):
         return self._vote(self.xp.astype(x, self._int))
 
     # -- search -----------------------------------------------------------------------------
-    # Where the backend's gathers beat its matrix product (backend.gather_beats_matmul),
+    # Where the backend's gathers beat its matrix product (kernels.gather_beats_matmul(backend)),
     # similarity_matrix takes the compact path for one-hot vectors (indices of the one-hot
     # side, then a gather of S values per pair instead of a D-long product). Measured at
     # dim 10,000 (100 x 100) against 10,000 items, median of 7 perf_counter runs on 2 shared
@@ -327,7 +366,7 @@ class BSDCSEG(SparseBinaryModel):
         return xp.sum(gathered != 0, axis=-1, dtype=self._int)  # nonzero counts as one
 
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
-        if self.backend.gather_beats_matmul and self._concrete(queries, items):
+        if kernels.gather_beats_matmul(self.backend) and self._concrete(queries, items):
             xp = self.xp
             segments = xp.full((1, 1), self._segments, dtype=self._int, device=self.device)
             item_indices = self._one_hot_indices(items)

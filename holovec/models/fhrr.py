@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import kernels
 from ..random import random_phases
 from ._magnitude import PRODUCT_RANGE, bounded_dots, clipped_products, index_divisors, product_index
 from ._memory import itemsize
@@ -19,6 +20,25 @@ class FHRR(VSAModel):
     Laws: bind is the elementwise product (commutative), ``unbind(bind(a, b), b) == a``
     up to float rounding (exact inverse: the complex conjugate), bundle is the sum
     renormalised to unit magnitude, similarity is ``Re(<a, conj(b)>) / dim``.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str | Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    seed : int, optional
+        Makes every later unseeded draw of the model reproducible; ``None`` for fresh
+        randomness.
+    device : object, optional
+        The device; ``None`` for the framework's best (see :meth:`holovec.VSA.create`).
+    dtype : str or dtype, optional
+        The vectors' dtype, where the model allows a choice; ``None`` for the model's
+        default.
+    **options : object
+        Options of the model (see each model's class).
 
     Examples
     --------
@@ -49,7 +69,7 @@ class FHRR(VSAModel):
         return self.dim
 
     def from_phases(self, phases: Any) -> Any:
-        return self.backend.unit_phasor(phases)
+        return kernels.unit_phasor(self.backend, phases)
 
     def to_phasors(self, x: Any) -> Any:
         return x
@@ -65,7 +85,7 @@ class FHRR(VSAModel):
             purpose=purpose,
             row_start=row_start,
         )
-        return self.backend.unit_phasor(phases)
+        return kernels.unit_phasor(self.backend, phases)
 
     def _bind(self, a: Any, b: Any) -> Any:
         return a * b
@@ -98,12 +118,12 @@ class FHRR(VSAModel):
         backend = self.backend
         # vectors too large for their dot product are divided first (models/_magnitude.py)
         dots, divisors = bounded_dots(
-            backend, a, b, lambda x, y: self.xp.real(backend.vecdot(y, x)), self._product_range
+            backend, a, b, lambda x, y: self.xp.real(kernels.vecdot(backend, y, x)), self._product_range
         )
-        similarity = backend.divide(dots, self.dim)
+        similarity = kernels.divide(backend, dots, self.dim)
         if divisors is not None:
             return clipped_products(self.xp, similarity, *divisors)
-        return backend.clip(similarity, -1.0, 1.0)
+        return kernels.clip(backend, similarity, -1.0, 1.0)
 
     @property
     def _product_range(self) -> Any:
@@ -112,24 +132,26 @@ class FHRR(VSAModel):
     def _similarity_matrix(self, queries: Any, items: Any) -> Any:
         # Re(q . conj(b)) = q_re . b_re + q_im . b_im: one real product of twice the width
         backend = self.backend
-        product = lambda q, b: items_product(self, backend.real_view(q), backend.real_view(b))  # noqa: E731
+        product = lambda q, b: items_product(  # noqa: E731
+            self, kernels.real_view(backend, q), kernels.real_view(backend, b)
+        )
         dots, divisors = bounded_dots(backend, queries, items, product, self._product_range)
-        similarity = backend.divide(dots, self.dim)
+        similarity = kernels.divide(backend, dots, self.dim)
         if divisors is not None:
             return clipped_products(self.xp, similarity, divisors[0][:, None], divisors[1][None, :])
-        return backend.clip(similarity, -1.0, 1.0)
+        return kernels.clip(backend, similarity, -1.0, 1.0)
 
     exact_scores = False  # products of float phasors round
 
     # rows whose squares would overflow are divided by their largest magnitude, the
     # divisors kept as a third member of the index (models/_magnitude.py)
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
-        squares_of = lambda v: self.backend.row_squared_norms(v, PRODUCT_BLOCK_ROWS)  # noqa: E731
+        squares_of = lambda v: kernels.row_squared_norms(self.backend, v, PRODUCT_BLOCK_ROWS)  # noqa: E731
         return product_index(self.backend, vectors, squares_of, self._product_range)
 
     def _search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         q, squares_q, b, squares_b = queries[0], queries[1], items[0], items[1]
-        dots = items_product(self, self.backend.real_view(q), self.backend.real_view(b))
+        dots = items_product(self, kernels.real_view(self.backend, q), kernels.real_view(self.backend, b))
         divisors = index_divisors(queries, items)
         return dot_similarity(self, dots, squares_q[:, None], squares_b[None, :], divisors)
 

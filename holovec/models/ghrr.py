@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..random import random_words
 from ._checks import check_dim
 from ._cosine import CosineSimilarity, unit_norm
@@ -46,6 +47,19 @@ class GHRR(CosineSimilarity, VSAModel):
       not unitary; ``normalize`` projects each block onto the nearest unitary matrix
       (its polar factor; for ``m=1`` the phase, as FHRR).
     - permute rolls whole blocks, so permuted vectors stay unitary.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str or Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    m : int, optional
+        The size of the ``m x m`` unitary blocks.
+    **kwargs : object
+        ``seed``, ``device``, ``dtype`` and the other options of :class:`VSAModel`.
 
     Examples
     --------
@@ -121,7 +135,7 @@ class GHRR(CosineSimilarity, VSAModel):
         # FHRR's phases)
         k = xp.astype(words >> 8, real)
         angle = (k - 2.0**23) * (2 * math.pi / 2**24)
-        phasor = self.backend.complex(xp.cos(angle), xp.sin(angle))
+        phasor = kernels.complex(self.backend, xp.cos(angle), xp.sin(angle))
         # U = e^{i alpha} E(1) E(2) ... E(m-1) with E(s) = R(s-1, s) R(s-2, s) ... R(0, s)
         # (0-based), R(r, s) the complex Givens rotation of columns r and s:
         #   R[r, r] = cos(phi) e^{i psi}, R[r, s] = sin(phi) e^{i chi},
@@ -157,10 +171,10 @@ class GHRR(CosineSimilarity, VSAModel):
 
     # -- the algebra ------------------------------------------------------------------------
     def _bind(self, a: Any, b: Any) -> Any:
-        return self._flat(self.backend.matmul(self._matrices(a), self._matrices(b)))
+        return self._flat(kernels.matmul(self.backend, self._matrices(a), self._matrices(b)))
 
     def _unbind(self, c: Any, b: Any) -> Any:
-        return self._flat(self.backend.matmul(self._matrices(c), self._conj_t(self._matrices(b))))
+        return self._flat(kernels.matmul(self.backend, self._matrices(c), self._conj_t(self._matrices(b))))
 
     def _bundle(self, stacked: Any) -> Any:
         return unit_norm(self.backend, self.xp.sum(stacked, axis=0), math.sqrt(self.blocks * self.m))
@@ -198,9 +212,9 @@ class GHRR(CosineSimilarity, VSAModel):
             norm = xp.sqrt(xp.sum(xp.real(summed * xp.conj(summed)), axis=(-2, -1)))
             unitary = summed * (math.sqrt(2) / xp.where(norm > 0, norm, 1))[..., None, None]
         else:
-            with self.backend.full_precision():  # (svd may multiply inside)
+            with kernels.full_precision(self.backend):  # (svd may multiply inside)
                 w, _, vh = xp.linalg.svd(a)
-            unitary = self.backend.matmul(w, vh)
+            unitary = kernels.matmul(self.backend, w, vh)
         frob = xp.sum(xp.real(a * xp.conj(a)), axis=(-2, -1))[..., None, None]
         tie = self._matrices(self._tiebreak)
         return self._flat(xp.where(frob > 0, unitary, tie))

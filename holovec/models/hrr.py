@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_bool
+from .. import kernels
+from .._params import FLAG
 from ..random import random_normal, random_phases
 from ._cosine import CosineSimilarity, unit_norm
 from .base import VSAModel
@@ -40,6 +41,19 @@ class HRR(CosineSimilarity, VSAModel):
       each Fourier coefficient divided by its magnitude; a coefficient that is zero up to
       rounding is a tie and takes the tie-break vector's coefficient).
 
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str or Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    unitary : bool, optional
+        Draw unitary vectors (every Fourier coefficient of modulus 1): exact inverses.
+    **kwargs : object
+        ``seed``, ``device``, ``dtype`` and the other options of :class:`VSAModel`.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -71,7 +85,7 @@ class HRR(CosineSimilarity, VSAModel):
     _draw_bytes_per_element = 20.0  # measured (Box-Muller; unitary vectors: 14)
 
     def __init__(self, dim: int, backend: Any = None, *, unitary: bool = False, **kwargs: Any) -> None:
-        unitary = check_bool(unitary, "HRR option unitary")
+        unitary = FLAG.check("HRR option unitary", unitary)
         self.unitary = unitary
         self.is_exact_inverse = unitary  # an instance attribute: it depends on the option
         super().__init__(dim, backend, **kwargs)
@@ -96,21 +110,21 @@ class HRR(CosineSimilarity, VSAModel):
         return np.where(self.fixed_phases(), 1.0, 2.0)
 
     def from_phases(self, phases: Any) -> Any:
-        return self.backend.irfft(self.backend.unit_phasor(phases), self.dim)
+        return kernels.irfft(self.backend, kernels.unit_phasor(self.backend, phases), self.dim)
 
     def to_phasors(self, x: Any) -> Any:
-        return self.backend.rfft(x)
+        return kernels.rfft(self.backend, x)
 
     # -- atoms: unitary vectors exchange Fourier coefficients, so that mixes stay unitary --
     def atoms(self, x: Any) -> Any:
         if not self.unitary:
             return super().atoms(x)
-        return self.backend.rfft(x)[..., None]
+        return kernels.rfft(self.backend, x)[..., None]
 
     def from_atoms(self, a: Any) -> Any:
         if not self.unitary:
             return super().from_atoms(a)
-        return self.backend.irfft(a[..., 0], self.dim)
+        return kernels.irfft(self.backend, a[..., 0], self.dim)
 
     # -- the algebra ------------------------------------------------------------------
     def _random(self, n_rows: int, seed: int, stream: int, purpose: int, row_start: int = 0) -> Any:
@@ -146,16 +160,17 @@ class HRR(CosineSimilarity, VSAModel):
         re = xp.where(real_only, xp.where(phases >= 0, 1.0, -1.0), xp.cos(phases))
         im = xp.where(real_only, 0.0, xp.sin(phases))
         re, im = xp.astype(re, self.dtype), xp.astype(im, self.dtype)
-        return self.backend.irfft(self.backend.complex(re, im), dim)
+        return kernels.irfft(self.backend, kernels.complex(self.backend, re, im), dim)
 
     def _bind(self, a: Any, b: Any) -> Any:
-        fft = self.backend
-        return fft.irfft(fft.rfft(a) * fft.rfft(b), self.dim)
+        backend = self.backend
+        return kernels.irfft(backend, kernels.rfft(backend, a) * kernels.rfft(backend, b), self.dim)
 
     def _unbind(self, c: Any, b: Any) -> Any:
         # correlation = convolution with the involution, whose spectrum is the conjugate
-        fft = self.backend
-        return fft.irfft(fft.rfft(c) * self.xp.conj(fft.rfft(b)), self.dim)
+        backend = self.backend
+        spectrum = kernels.rfft(backend, c) * self.xp.conj(kernels.rfft(backend, b))
+        return kernels.irfft(backend, spectrum, self.dim)
 
     def _bundle(self, stacked: Any) -> Any:
         return unit_norm(self.backend, self.xp.sum(stacked, axis=0))
@@ -175,11 +190,11 @@ class HRR(CosineSimilarity, VSAModel):
         # to the FFT's rounding is a tie (common: the zero and Nyquist terms of unitary
         # vectors are +1 or -1, so an even number of them can cancel); it takes the
         # tie-break vector's coefficient, so every backend gives the same vector.
-        xp, fft = self.xp, self.backend
-        spectrum = fft.rfft(x)
+        xp, backend = self.xp, self.backend
+        spectrum = kernels.rfft(backend, x)
         magnitude = xp.abs(spectrum)
         rms = xp.sqrt(xp.mean(magnitude * magnitude, axis=-1, keepdims=True))
         eps = 2.0**-52 if self.dtype_name == "float64" else 2.0**-23
         tie = magnitude <= (16 * eps * math.sqrt(self.dim)) * rms
-        unit = xp.where(tie, fft.rfft(self._tiebreak), spectrum / xp.where(tie, 1, magnitude))
-        return fft.irfft(unit, self.dim)
+        unit = xp.where(tie, kernels.rfft(backend, self._tiebreak), spectrum / xp.where(tie, 1, magnitude))
+        return kernels.irfft(backend, unit, self.dim)

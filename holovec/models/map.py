@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from .. import kernels
 from ..random import random_signs
 from . import _hamming
 from ._magnitude import PRODUCT_RANGE, bounded_dots, clipped_products, index_divisors, product_index
@@ -20,6 +22,25 @@ class MAP(VSAModel):
     (``bind(bind(a, b), b) == a`` exactly); bundle is the sign of the sum, with
     ties (an even number of items) broken by a fixed random vector from the
     model's seed; similarity is ``<a, b> / dim``.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str | Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    seed : int, optional
+        Makes every later unseeded draw of the model reproducible; ``None`` for fresh
+        randomness.
+    device : object, optional
+        The device; ``None`` for the framework's best (see :meth:`holovec.VSA.create`).
+    dtype : str or dtype, optional
+        The vectors' dtype, where the model allows a choice; ``None`` for the model's
+        default.
+    **options : object
+        Options of the model (see each model's class).
 
     Examples
     --------
@@ -93,11 +114,11 @@ class MAP(VSAModel):
         if acc != self.dtype:
             a, b = xp.astype(a, acc), xp.astype(b, acc)
         # vectors too large for their dot product are divided first (models/_magnitude.py)
-        dots, divisors = bounded_dots(backend, a, b, backend.vecdot, self._product_range)
-        similarity = backend.divide(dots, self.dim)
+        dots, divisors = bounded_dots(backend, a, b, partial(kernels.vecdot, backend), self._product_range)
+        similarity = kernels.divide(backend, dots, self.dim)
         if divisors is not None:
             return clipped_products(self.xp, similarity, *divisors)
-        return backend.clip(similarity, -1.0, 1.0)
+        return kernels.clip(backend, similarity, -1.0, 1.0)
 
     @property
     def _product_range(self) -> Any:
@@ -109,10 +130,10 @@ class MAP(VSAModel):
             queries, items = self.xp.astype(queries, acc), self.xp.astype(items, acc)
         product = lambda q, b: items_product(self, q, b, exact=True)  # noqa: E731
         dots, divisors = bounded_dots(self.backend, queries, items, product, self._product_range)
-        similarity = self.backend.divide(dots, self.dim)
+        similarity = kernels.divide(self.backend, dots, self.dim)
         if divisors is not None:
             return clipped_products(self.xp, similarity, divisors[0][:, None], divisors[1][None, :])
-        return self.backend.clip(similarity, -1.0, 1.0)
+        return kernels.clip(self.backend, similarity, -1.0, 1.0)
 
     # A search ranks by <a, b> / max(dim, |a| |b|) (_search.dot_similarity): the similarity
     # itself for +-1 vectors (exactly), and for a query of larger norm (an unbound
@@ -123,7 +144,7 @@ class MAP(VSAModel):
     def search_index(self, vectors: Any) -> tuple[Any, ...]:
         acc = self._accumulate_dtype
         x = vectors if acc == self.dtype else self.xp.astype(vectors, acc)
-        squares_of = lambda v: self.backend.row_squared_norms(v, PRODUCT_BLOCK_ROWS)  # noqa: E731
+        squares_of = lambda v: kernels.row_squared_norms(self.backend, v, PRODUCT_BLOCK_ROWS)  # noqa: E731
         index = product_index(self.backend, x, squares_of, self._product_range)
         return (vectors, index[1]) if len(index) == 2 else index
 
@@ -161,7 +182,13 @@ class MAP(VSAModel):
     def hamming_search_bits(self, index: tuple[Any, ...]) -> Any | None:
         """The sign bits (1 for -1) of a search index's vectors, packed, or ``None`` where
         a vector is not +-1 (then the search keeps its float path) or a Hamming search
-        does not apply (see :mod:`holovec.models._hamming`)."""
+        does not apply (see :mod:`holovec.models._hamming`).
+
+        Parameters
+        ----------
+        index : tuple[object, ...]
+            A search index (the tuple :meth:`search_index` makes).
+        """
         vectors = index[0]
         if not self.has_hamming_search or not _hamming.usable(self, vectors, self._hamming_table):
             return None
@@ -169,4 +196,4 @@ class MAP(VSAModel):
         if not bool(xp.all(xp.abs(vectors) == 1)):
             return None
         negative = xp.astype(vectors < 0, self.backend.dtype("uint8"))
-        return self.backend.pack_bits(negative, _hamming.packed_bytes(self.dim))
+        return kernels.pack_bits(self.backend, negative, _hamming.packed_bytes(self.dim))

@@ -26,6 +26,25 @@ class MAPC(CosineSimilarity, MAP):
     ``sqrt(5)/3 = 0.745`` with ``a``. bundle is the sum clipped elementwise to [-1, 1];
     ``normalize`` clips the same way. similarity is the cosine, in [-1, 1].
 
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str | Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    seed : int, optional
+        Makes every later unseeded draw of the model reproducible; ``None`` for fresh
+        randomness.
+    device : object, optional
+        The device; ``None`` for the framework's best (see :meth:`holovec.VSA.create`).
+    dtype : str or dtype, optional
+        The vectors' dtype, where the model allows a choice; ``None`` for the model's
+        default.
+    **options : object
+        Options of the model (see each model's class).
+
     Examples
     --------
     >>> from holovec import VSA
@@ -77,6 +96,25 @@ class MAPI(CosineSimilarity, MAP):
     float dtype: float32 holds them exactly up to 2**24). similarity is the cosine, in
     [-1, 1]. ``normalize`` thresholds to bipolar by the sign (the step MAP-B's bundle
     takes), ties broken by the model's tie-break vector.
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector.
+    backend : str | Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    seed : int, optional
+        Makes every later unseeded draw of the model reproducible; ``None`` for fresh
+        randomness.
+    device : object, optional
+        The device; ``None`` for the framework's best (see :meth:`holovec.VSA.create`).
+    dtype : str or dtype, optional
+        The vectors' dtype, where the model allows a choice; ``None`` for the model's
+        default.
+    **options : object
+        Options of the model (see each model's class).
 
     Examples
     --------

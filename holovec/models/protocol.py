@@ -83,6 +83,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import kernels
 from . import _hamming, _search
 from ._memory import CHUNK_BYTES
 from ._values import ALLOWED_BY_KIND, valid_by_kind
@@ -101,7 +102,13 @@ ELEMENT_KINDS = {
 
 def real_dtype_name(dtype_name: str) -> str:
     """The real dtype in which vectors of ``dtype_name`` are summed and compared: float64
-    for double precision (float64, complex128), else float32 (16-bit floats widen)."""
+    for double precision (float64, complex128), else float32 (16-bit floats widen).
+
+    Parameters
+    ----------
+    dtype_name : str
+        The vectors' dtype name (``"float32"``, ``"complex64"``, ...).
+    """
     return "float64" if dtype_name in ("float64", "complex128") else "float32"
 
 
@@ -152,17 +159,35 @@ class ModelProtocol:
         vectors (``x`` of any numeric dtype, in this model's layout); None where there is
         nothing to test in ``x``'s dtype: every value of the model's own dtype is allowed,
         or (for another dtype) the test comes after the conversion. By ``element_kind``
-        (see the module)."""
+        (see the module).
+
+        Parameters
+        ----------
+        x : array
+            An array in this model's layout (any numeric dtype).
+        """
         return valid_by_kind(self, x)
 
     # -- elements -------------------------------------------------------------------------
     def elements(self, x: Any) -> Any:
         """Vectors ``(..., vector_length)`` as one element per slot, ``(..., dim)``: the
-        vectors themselves unless the model stores them packed."""
+        vectors themselves unless the model stores them packed.
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         return x
 
     def from_elements(self, e: Any) -> Any:
-        """The inverse of :meth:`elements`: ``(..., dim)`` elements as stored vectors."""
+        """The inverse of :meth:`elements`: ``(..., dim)`` elements as stored vectors.
+
+        Parameters
+        ----------
+        e : array
+            Elements ``(..., dim)``.
+        """
         return e
 
     # -- atoms: units that two vectors can exchange -----------------------------------------
@@ -176,13 +201,25 @@ class ModelProtocol:
         """Vectors as ``(..., n_atoms, atom_size)``: a form in which taking each atom from one
         of several vectors gives a vector of the model (graded level codes are made so).
         By default the elements, grouped by ``atom_size``. ``TypeError`` where
-        ``atoms_exchangeable`` is False."""
+        ``atoms_exchangeable`` is False.
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         self._need("atoms_exchangeable", "exchange atoms between vectors (graded level codes)")
         e = self.elements(x)
         return self.xp.reshape(e, (*e.shape[:-1], e.shape[-1] // self.atom_size, self.atom_size))
 
     def from_atoms(self, a: Any) -> Any:
-        """The inverse of :meth:`atoms`."""
+        """The inverse of :meth:`atoms`.
+
+        Parameters
+        ----------
+        a : array
+            Atoms ``(..., n_atoms, atom_size)``.
+        """
         return self.from_elements(self.xp.reshape(a, (*a.shape[:-2], a.shape[-2] * a.shape[-1])))
 
     # -- sums -----------------------------------------------------------------------------
@@ -196,14 +233,26 @@ class ModelProtocol:
 
     def lift(self, x: Any) -> Any:
         """Vectors as the numbers whose sum is a bundle's accumulator (``sum_dtype``, one
-        element per slot): ``bundle(items) == finish_sum(sum(lift(items)))``."""
+        element per slot): ``bundle(items) == finish_sum(sum(lift(items)))``.
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         dtype = self.sum_dtype
         x = self.elements(x)
         return x if x.dtype == dtype else self.xp.astype(x, dtype)
 
     def finish_sum(self, sums: Any) -> Any:
         """The bundle whose lifted items add up to ``sums`` (``(..., dim)``, any real or,
-        for complex models, complex dtype), with the model's own tie-break."""
+        for complex models, complex dtype), with the model's own tie-break.
+
+        Parameters
+        ----------
+        sums : array
+            Sums of lifted items, ``(..., dim)``.
+        """
         self._need("bundle_is_sum", "keep a bundle as a sum")
         if sums.dtype != self.dtype:
             sums = self.xp.astype(sums, self.dtype)
@@ -234,13 +283,25 @@ class ModelProtocol:
 
     def from_phases(self, phases: Any) -> Any:
         """Vectors ``(..., vector_length)`` from phases ``(..., phase_count)`` of
-        ``phase_dtype``; binding vectors adds their phases."""
+        ``phase_dtype``; binding vectors adds their phases.
+
+        Parameters
+        ----------
+        phases : array
+            Phases ``(..., phase_count)`` of ``phase_dtype``.
+        """
         self._need("has_phasor_form", "be written as phases")
         self._phasor_hook_missing("from_phases")
 
     def to_phasors(self, x: Any) -> Any:
         """The unit phasors ``exp(1j * phases)`` of vectors, ``(..., phase_count)`` (for
-        vectors that are not pure phasors, the complex coefficients they have there)."""
+        vectors that are not pure phasors, the complex coefficients they have there).
+
+        Parameters
+        ----------
+        x : array
+            Vectors of the model, ``(..., vector_length)``.
+        """
         self._need("has_phasor_form", "be written as phases")
         self._phasor_hook_missing("to_phasors")
 
@@ -259,21 +320,41 @@ class ModelProtocol:
         in: a tuple of arrays whose first axis is the ``n`` vectors (slice every member alike
         to take a chunk of items). By default the vectors themselves; a model whose
         similarity needs per-vector work (norms, bit packing) does it here, once per store
-        or batch of queries, not per chunk."""
+        or batch of queries, not per chunk.
+
+        Parameters
+        ----------
+        vectors : array
+            Vectors ``(n, vector_length)``.
+        """
         return (vectors,)
 
     def search_scores(self, queries: tuple[Any, ...], items: tuple[Any, ...]) -> Any:
         """Similarities ``(n_q, n)`` of indexed queries against indexed items (both made by
         :meth:`search_index`): the values of :meth:`similarity_matrix`, in chunks of items
         that bound the temporary memory. Pass a slice of every member of ``items`` to score
-        a chunk of them."""
+        a chunk of them.
+
+        Parameters
+        ----------
+        queries : tuple[object, ...]
+            Indexed queries (made by :meth:`search_index`).
+        items : tuple[object, ...]
+            Indexed items (made by :meth:`search_index`), or a slice of every member.
+        """
         n_queries, n_items = queries[0].shape[0], items[0].shape[0]
         per_item = self._search_temp_bytes_per_item(n_queries)
         chunk_size = n_items if per_item == 0 else max(1, self._search_chunk_bytes // per_item)
         if chunk_size >= n_items:
             return self._search_scores(queries, items)
-        return self.backend.map_item_chunks(
-            self._search_scores, queries, items, chunk_size, self._parallel_search, self.kernel_cache
+        return kernels.map_item_chunks(
+            self.backend,
+            self._search_scores,
+            queries,
+            items,
+            chunk_size,
+            self._parallel_search,
+            self.kernel_cache,
         )
 
     score_operand = _search.score_operand
@@ -299,12 +380,24 @@ class ModelProtocol:
         ``(n, 8 * ceil(dim / 64))`` with the padding bits clear, or ``None`` where a Hamming
         search would not give the model's own scores (a MAP query that is not +-1, a traced
         array, a backend without a fast popcount), and always for a model without
-        ``has_hamming_search``."""
+        ``has_hamming_search``.
+
+        Parameters
+        ----------
+        index : tuple[object, ...]
+            A search index (the tuple :meth:`search_index` makes).
+        """
         return None
 
     def hamming_similarity(self, distances: Any) -> Any:
         """Similarities of Hamming distances (integers in ``0 .. dim``), equal bit for bit to
-        the model's search scores of pairs at those distances."""
+        the model's search scores of pairs at those distances.
+
+        Parameters
+        ----------
+        distances : array
+            Hamming distances, integers in ``0 .. dim``.
+        """
         return _hamming.similarity(self, self._hamming_table, distances)
 
     def _hamming_table(self) -> Any:

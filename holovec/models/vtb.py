@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import kernels
 from ..random import random_normal
 from ._checks import check_dim
 from ._cosine import CosineSimilarity, unit_norm
@@ -34,6 +35,17 @@ class VTB(CosineSimilarity, VSAModel):
     - ``identity()`` is ``flatten(eye(d)) / sqrt(d)``: ``bind(x, identity()) == x``.
     - bundle is the normalised sum ``s / |s|`` (as in Schlegel et al. 2022; vectors
       have unit norm on average); similarity is the cosine, in [-1, 1].
+
+    Parameters
+    ----------
+    dim : int
+        Number of elements per vector, a square ``d * d``.
+    backend : str or Backend, optional
+        The backend: a name (``"numpy"``, ``"torch"``, ``"jax"``, ``"dask"``, ``"auto"``), a
+        :class:`~holovec.backends.Backend`, or ``None`` for the default (see
+        :meth:`holovec.VSA.create`).
+    **kwargs : object
+        ``seed``, ``device``, ``dtype`` and the other options of :class:`VSAModel`.
 
     Examples
     --------
@@ -92,12 +104,14 @@ class VTB(CosineSimilarity, VSAModel):
 
     def _bind(self, a: Any, b: Any) -> Any:
         # row i of reshape(x) is the i-th block x_i; V'_y x_i for all i is X @ V'_y.T
-        product = self.backend.matmul(self._matrices(a), self.xp.matrix_transpose(self._matrices(b)))
+        product = kernels.matmul(self.backend, self._matrices(a), self.xp.matrix_transpose(self._matrices(b)))
         return self._flat(product) * math.sqrt(self.side)
 
     def _unbind(self, c: Any, b: Any) -> Any:
         # V'_y.T c_i for all i is C @ V'_y
-        return self._flat(self.backend.matmul(self._matrices(c), self._matrices(b))) * math.sqrt(self.side)
+        return self._flat(kernels.matmul(self.backend, self._matrices(c), self._matrices(b))) * math.sqrt(
+            self.side
+        )
 
     def _bundle(self, stacked: Any) -> Any:
         return unit_norm(self.backend, self.xp.sum(stacked, axis=0))

@@ -4,10 +4,10 @@ One generator, Philox-4x64-10 (Salmon et al. 2011, "Parallel random numbers: as
 easy as 1, 2, 3"), is written once here over the array API, in 32-bit words so
 that it runs on any framework's integer types. It is the generator that NumPy's
 ``numpy.random.Philox`` implements in C; backends whose device is the host CPU
-take their words from that (see ``Backend.philox_words``) and the tests check
+take their words from that (see ``kernels.philox_words``) and the tests check
 the two bit for bit. Elsewhere the generic code runs on the device, compiled into
-one kernel where the backend can (``Backend.fuse``: torch on a GPU); where a whole
-draw is made is the backend's rule (``Backend.draw_path``).
+one kernel where the backend can (``kernels.fuse``: torch on a GPU); where a whole
+draw is made is the backend's rule (``kernels.draw_path``).
 
 Addressing. A draw is named by (seed, stream, purpose, row). Row ``r`` of a draw
 that needs ``W`` 32-bit words per row uses Philox blocks ``r*B .. r*B + B - 1``

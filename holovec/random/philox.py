@@ -2,7 +2,7 @@
 
 The generator of :mod:`holovec.random` (its module docstring has the addressing), written
 once over the array API; backends with a native Philox give the same words faster
-(``Backend.philox_words``). holovec's models and encoders draw through the samplers of
+(``kernels.philox_words``). holovec's models and encoders draw through the samplers of
 :mod:`holovec.random.samplers`, and compiled draws through :class:`Words`.
 """
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..backends.base import Backend
 from .seeds import Purpose, check_seed
 
@@ -60,23 +61,23 @@ def address_words(seed: int, stream: int, purpose: int) -> np.ndarray:
 
 def _add_carry(backend: Backend, x: Any, y: Any) -> tuple[Any, Any]:
     """(x + y) mod 2**32 and its carry (0 or 1), for 32-bit words."""
-    s = backend.mask32(x + y)
-    return s, backend.xp.astype(s < x, backend.word_dtype)
+    s = kernels.mask32(backend, x + y)
+    return s, backend.xp.astype(s < x, kernels.word_dtype(backend))
 
 
 def _mul_lohi_64(backend: Backend, a: tuple[Any, Any], m: int) -> tuple[tuple, tuple]:
     """The 128-bit product of a 64-bit word pair ``a`` and a constant ``m``: (low64, high64)."""
     m0, m1 = m & 0xFFFFFFFF, m >> 32
-    l00, h00 = backend.mul_lohi_32(a[0], m0)
-    l01, h01 = backend.mul_lohi_32(a[0], m1)
-    l10, h10 = backend.mul_lohi_32(a[1], m0)
-    l11, h11 = backend.mul_lohi_32(a[1], m1)
+    l00, h00 = kernels.mul_lohi_32(backend, a[0], m0)
+    l01, h01 = kernels.mul_lohi_32(backend, a[0], m1)
+    l10, h10 = kernels.mul_lohi_32(backend, a[1], m0)
+    l11, h11 = kernels.mul_lohi_32(backend, a[1], m1)
     s1, c1a = _add_carry(backend, h00, l01)
     limb1, c1b = _add_carry(backend, s1, l10)
     s2, c2a = _add_carry(backend, h01, h10)
     s2, c2b = _add_carry(backend, s2, l11)
     limb2, c2c = _add_carry(backend, s2, c1a + c1b)
-    limb3 = backend.mask32(h11 + c2a + c2b + c2c)
+    limb3 = kernels.mask32(backend, h11 + c2a + c2b + c2c)
     return (l00, limb1), (limb2, limb3)
 
 
@@ -87,21 +88,23 @@ def _xor64(x: tuple[Any, Any], y: tuple[Any, Any], k: tuple[Any, Any]) -> tuple[
 
 def _add64(backend: Backend, x: tuple[Any, Any], c: int) -> tuple[Any, Any]:
     """A 64-bit word pair plus a constant, modulo 2**64."""
-    xp, word = backend.xp, backend.word_dtype
+    xp, word = backend.xp, kernels.word_dtype(backend)
     lo, carry = _add_carry(backend, x[0], xp.asarray(c & 0xFFFFFFFF, dtype=word))
-    return lo, backend.mask32(x[1] + carry + xp.asarray(c >> 32, dtype=word))
+    return lo, kernels.mask32(backend, x[1] + carry + xp.asarray(c >> 32, dtype=word))
 
 
 def _repeat(backend: Backend, fn: Any, state: Any, times: int) -> Any:
-    """``fn`` applied ``times`` times to ``state``, as the backend's loop (``Backend.repeat``:
+    """``fn`` applied ``times`` times to ``state``, as the backend's loop (``kernels.repeat``:
     one compiled loop on JAX, a Python loop elsewhere)."""
-    return backend.repeat(fn, state, times)
+    return kernels.repeat(backend, fn, state, times)
 
 
 def _key_pairs(backend: Backend, key: int) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
     """A 128-bit key as its two 64-bit words, each a (low, high) pair of word arrays:
     the key as data, so that one compiled generator serves every key."""
-    seed = Words(backend.xp.astype(backend.from_numpy(address_words(key, 0, 0)[:4]), backend.word_dtype))
+    seed = Words(
+        backend.xp.astype(backend.from_numpy(address_words(key, 0, 0)[:4]), kernels.word_dtype(backend))
+    )
     return seed.pair(0), seed.pair(1)
 
 
@@ -136,7 +139,7 @@ def _block_words(backend: Backend, address: Any, offsets: Any, streams: tuple[An
     counter ``(first + offsets[i], stream, purpose, 0)`` (``offsets``: words, below
     2**32), its stream ``streams[i]`` where ``streams`` (a (low, high) pair of word arrays
     like ``offsets``) is given. Every input is data, so that one compiled generator
-    (``Backend.fuse``) serves every address and every length.
+    (``kernels.fuse``) serves every address and every length.
     """
     xp = backend.xp
 
@@ -150,7 +153,7 @@ def _block_words(backend: Backend, address: Any, offsets: Any, streams: tuple[An
     c0_lo, carry = _add_carry(backend, offsets, first_lo)
     zero = xp.zeros_like(offsets)
     counter = [
-        (c0_lo, backend.mask32(carry + first_hi)),
+        (c0_lo, kernels.mask32(backend, carry + first_hi)),
         full(pair(2)) if streams is None else streams,
         full(pair(3)),
         (zero, zero),
@@ -161,9 +164,9 @@ def _block_words(backend: Backend, address: Any, offsets: Any, streams: tuple[An
 
 
 def _generate(backend: Backend, address: Any, offsets: Any, streams: tuple[Any, Any] | None = None) -> Any:
-    """:func:`_block_words`, as the backend runs generator code fastest (``Backend.fuse``:
+    """:func:`_block_words`, as the backend runs generator code fastest (``kernels.fuse``:
     one kernel for torch on a GPU, instead of a hundred)."""
-    return backend.fuse(_block_words)(backend, address, offsets, streams)
+    return kernels.fuse(backend, _block_words)(backend, address, offsets, streams)
 
 
 def _first_block_words(block_start: int) -> np.ndarray:
@@ -176,7 +179,7 @@ def _first_block_words(block_start: int) -> np.ndarray:
 def _address_array(backend: Backend, key: int, stream: int, purpose: int, block_start: int) -> Any:
     """The ``address`` of :func:`_block_words` as an array of the backend's word dtype."""
     words = np.concatenate([address_words(key, stream, purpose), _first_block_words(block_start)])
-    return backend.xp.astype(backend.from_numpy(words), backend.word_dtype)
+    return backend.xp.astype(backend.from_numpy(words), kernels.word_dtype(backend))
 
 
 def _philox_words_generic(
@@ -192,7 +195,7 @@ def _philox_words_generic(
 
 def _block_offsets(backend: Backend, n_blocks: int) -> Any:
     """``0 .. n_blocks - 1`` as words."""
-    return backend.xp.arange(n_blocks, dtype=backend.word_dtype, device=backend.device)
+    return backend.xp.arange(n_blocks, dtype=kernels.word_dtype(backend), device=backend.device)
 
 
 def _philox_words_of_address(
@@ -212,11 +215,11 @@ def _philox_words_of_address(
     words = (
         None
         if generic
-        else backend.philox_words_of(seed.words, stream.words, purpose.words, block_start, n_blocks)
+        else kernels.philox_words_of(backend, seed.words, stream.words, purpose.words, block_start, n_blocks)
     )
     if words is not None:
         return words
-    xp, word = backend.xp, backend.word_dtype
+    xp, word = backend.xp, kernels.word_dtype(backend)
     first = xp.asarray(_first_block_words(block_start), dtype=word, device=backend.device)
     address = xp.concat([seed.words, stream.words, purpose.words, first])
     return _generate(backend, address, _block_offsets(backend, n_blocks))
@@ -256,7 +259,7 @@ def random_words(
         return words[:, :words_per_row]
     start = (row_start * blocks_per_row, stream, int(purpose))
     n_blocks = n_rows * blocks_per_row
-    words = None if generic else backend.philox_words(seed, start, n_blocks)
+    words = None if generic else kernels.philox_words(backend, seed, start, n_blocks)
     if words is None:
         words = _philox_words_generic(backend, seed, start, n_blocks)
     words = backend.xp.reshape(words, (n_rows, blocks_per_row * 8))
@@ -276,7 +279,7 @@ def _words_of_streams(
     """Row ``i``: the ``blocks_per_row`` blocks from ``block_start`` of stream ``streams[i]``.
 
     The backend's native generator gives the rows where it has one
-    (``Backend.philox_words`` with an array of streams; on the host CPU, NumPy's C
+    (``kernels.philox_words`` with an array of streams; on the host CPU, NumPy's C
     generator, one call of a few microseconds per row); elsewhere, and with
     ``generic=True``, all rows come from one vectorised Philox over counter arrays.
     """
@@ -289,14 +292,18 @@ def _words_of_streams(
     xp, n_blocks = backend.xp, n_rows * blocks_per_row
     if n_blocks >= 2**32:
         raise ValueError(f"one draw is limited to 2**32 Philox blocks, asked for {n_blocks}")
-    words = None if generic else backend.philox_words(key, (block_start, host, int(purpose)), blocks_per_row)
+    words = (
+        None
+        if generic
+        else kernels.philox_words(backend, key, (block_start, host, int(purpose)), blocks_per_row)
+    )
     if words is not None:
         return words
     offsets = np.tile(np.arange(blocks_per_row, dtype=np.uint32), n_rows)
     stream_words = np.repeat(host, blocks_per_row)
 
     def as_words(values: np.ndarray) -> Any:
-        return xp.astype(backend.from_numpy(values.astype(np.uint32)), backend.word_dtype)
+        return xp.astype(backend.from_numpy(values.astype(np.uint32)), kernels.word_dtype(backend))
 
     streams = (as_words(stream_words & 0xFFFFFFFF), as_words(stream_words >> np.uint64(32)))
     address = _address_array(backend, key, 0, int(purpose), block_start)

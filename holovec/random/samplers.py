@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import kernels
 from ..backends.base import Backend, dtype_name
 from .philox import random_words
 
@@ -21,7 +22,7 @@ def random_bits(backend: Backend, seed: int, n_rows: int, dim: int, **address: A
     """Uniform bits as uint8 0/1, shape ``(n_rows, dim)``: bit ``j`` of a row is bit
     ``j % 32`` (least significant first) of the row's word ``j // 32``."""
     words = random_words(backend, seed, n_rows, -(-dim // 32), **address)
-    return backend.unpack_bits(words, dim)
+    return kernels.unpack_bits(backend, words, dim)
 
 
 def random_signs(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, **address: Any) -> Any:

@@ -36,7 +36,13 @@ class Purpose(IntEnum):
 
 
 def check_seed(seed: Any) -> int:
-    """``seed`` as a Python int in [0, 2**128), or a ``TypeError``/``ValueError`` saying why not."""
+    """``seed`` as a Python int in [0, 2**128), or a ``TypeError``/``ValueError`` saying why not.
+
+    Parameters
+    ----------
+    seed : object
+        The seed to check (an int, or a NumPy integer).
+    """
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be a non-negative int (or None), got {type(seed).__name__} {seed!r}")
     seed = int(seed)
@@ -58,6 +64,13 @@ def fold_in(seed: int, *data: int | str) -> int:
     unrelated to each other and to ``seed``, and the same on every machine. Components
     that need several independent draws (an encoder's axes, a model's unseeded draws)
     derive their seeds with it; nothing else derives seeds.
+
+    Parameters
+    ----------
+    seed : int
+        The parent seed.
+    *data : int | str
+        Ints and strs that name the child.
     """
     parts = [check_seed(seed).to_bytes(16, "little")]
     for item in data:

@@ -9,13 +9,13 @@ of items, so that the memory it takes while it is made stays bounded by a block
 (:data:`INDEX_BYTES` of vectors) on every backend. Each chunk of items is then one matrix
 product (or XOR/popcount on packed bits), and a running top-k per query is merged chunk by
 chunk, so memory stays ``n_queries x chunk`` however many items there are. Top-k uses the
-backend's partial selection (:meth:`holovec.backends.Backend.top_k`); equal similarities
+backend's partial selection (:func:`~holovec.kernels.top_k.top_k`); equal similarities
 come back lowest index first.
 
 Binary and bipolar codes (models with a Hamming search, ``model.hamming_search_bits``, see
 :mod:`holovec.models._hamming`: BSC, packed or not, and MAP where queries and items are
 +-1) are searched on packed bits instead: the index packs the codebook once (lazily, at
-the first such search), and the backend's :meth:`~holovec.backends.Backend.hamming_top_k`
+the first such search), and the backend's :func:`~holovec.kernels.hamming.hamming_top_k`
 runs XOR/popcount with a fused running top-k (no score matrix); the similarities and their
 order are bit for bit those of the dense path.
 
@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .. import kernels
+from .._params import POSITIVE_INT
 from ..models.base import VSAModel
 from ._checks import check_finite
 from ._refine import canonical_top_k
@@ -53,11 +54,11 @@ def hamming_bits_of(model: VSAModel) -> Any:
 
 
 def check_k(k: Any) -> int:
-    return check_int(k, "k", 1)
+    return POSITIVE_INT.check("k", k)
 
 
 def check_chunk_size(chunk_size: Any) -> int | None:
-    return None if chunk_size is None else check_int(chunk_size, "chunk_size", 1)
+    return None if chunk_size is None else POSITIVE_INT.check("chunk_size", chunk_size)
 
 
 class SearchIndex:
@@ -180,15 +181,15 @@ def placed(model: VSAModel, queries: Any, items: Any) -> tuple[Any, Any]:
     """Queries and items where a search computes them: the queries on the model's device,
     and so the items unless they are partitioned (searched where their parts are). On
     JAX, arrays replicated over several devices are taken as their copies on the model's
-    device (``Backend.in_one_place``): a computation must not mix arrays of different
+    device (``kernels.in_one_place``): a computation must not mix arrays of different
     device sets."""
-    return model.backend.in_one_place(queries), placed_items(model, items)
+    return kernels.in_one_place(model.backend, queries), placed_items(model, items)
 
 
 def placed_items(model: VSAModel, items: Any) -> Any:
     """``items`` in one place on the model's device unless partitioned (see :func:`placed`)."""
     backend = model.backend
-    return items if backend.is_partitioned(items) else backend.in_one_place(items)
+    return items if kernels.is_partitioned(backend, items) else kernels.in_one_place(backend, items)
 
 
 def search_partitioned(
@@ -206,7 +207,7 @@ def search_partitioned(
     (``model.block_model()``: NumPy for Dask's chunks); ``None`` where ``items`` is one
     array in one place. The queries are checked here, as one array (their row numbers
     and name as a search of one array gives them); each part checks its own items."""
-    if not model.backend.is_partitioned(items):
+    if not kernels.is_partitioned(model.backend, items):
         return None
     check_finite(model, queries, name)
     if items.shape[0] == 0:
@@ -221,7 +222,7 @@ def search_partitioned(
     )
 
     def fast(q: Any, kk: int) -> tuple[Any, Any]:
-        return model.backend.partitioned_search(part, q, items, kk)
+        return kernels.partitioned_search(model.backend, part, q, items, kk)
 
     return batched_top_k(model, queries, items, min(k, int(items.shape[0])), fast)
 
@@ -289,7 +290,7 @@ def search_indexed(
         raise ValueError("cannot search an empty set of items")
     k = min(k, n_items)
     if n_q == 0:  # no queries: empty results, of the dtypes a search gives
-        s, i = backend.top_k(model.search_scores(index.part(0, 0, 1), index.part(0, 0, k)), k)
+        s, i = kernels.top_k(backend, model.search_scores(index.part(0, 0, 1), index.part(0, 0, k)), k)
         return xp.reshape(s[:0], (*batch, k)), xp.reshape(i[:0], (*batch, k))
 
     def fast(vectors: Any, kk: int) -> tuple[Any, Any]:
@@ -322,10 +323,10 @@ def _packed_search(model: VSAModel, q: tuple[Any, ...], index: SearchIndex, k: i
     backend = model.backend
     best_d = best_i = None
     for first, bits in groups:
-        d, i = backend.hamming_top_k(q_bits, bits, model.dim, k)
+        d, i = kernels.hamming_top_k(backend, q_bits, bits, model.dim, k)
         i = i + first
         if best_d is not None:  # earlier groups hold the lower indices
-            s, i = backend.merge_top_k((-best_d, best_i), (-d, i), k)
+            s, i = kernels.merge_top_k(backend, (-best_d, best_i), (-d, i), k)
             d = -s
         best_d, best_i = d, i
     return model.hamming_similarity(best_d), best_i
@@ -340,9 +341,9 @@ def _search_blocks(
     for j, (first, last, _) in enumerate(index.blocks):
         for start in range(0, last - first, chunk_size):
             scores = model.search_scores(q, index.part(j, start, start + chunk_size))
-            s, i = backend.top_k(scores, k)
+            s, i = kernels.top_k(backend, scores, k)
             i = i + (first + start)
             if best_s is not None:  # earlier chunks hold the lower indices
-                s, i = backend.merge_top_k((best_s, best_i), (s, i), k)
+                s, i = kernels.merge_top_k(backend, (best_s, best_i), (s, i), k)
             best_s, best_i = s, i
     return best_s, best_i

@@ -5,19 +5,19 @@ that equal networks share."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import kernels
 from ..backends.shapes import row_class
 from ..models.base import VSAModel
 
 
 @dataclass(frozen=True)
 class Network:
-    """What a resonator's iterations depend on besides its arrays: the static part of its
-    compiled loop, so that equal networks share one program whatever resonator runs it."""
+    """What a resonator's iterations depend on besides its arrays: what its compiled loop
+    closes over, so that equal networks share one program whatever resonator runs it."""
 
     model: VSAModel
     #: whether the model's vectors are bits superposed in their lifted +-1 view (BSC)
@@ -30,6 +30,13 @@ class Network:
     #: an estimate is unchanged when its similarity with its previous value is this or more
     same_at: float
     match_threshold: float
+
+    @property
+    def key(self) -> tuple:
+        """What the compiled loop depends on, holding no model (its configuration's key):
+        the key of its program (``Backend.program``), which closes over the network."""
+        return (self.model.config_key, self.lifted, self.integer, self.wide, self.max_iter, self.same_at,
+                self.match_threshold)  # fmt: skip
 
 
 def bind_all(model: Any, vectors: Sequence[Any]) -> Any:
@@ -46,12 +53,12 @@ def _project(net: Network, coefficients: Any, view: Any, pinv: Any, wide: Any) -
     xp, backend = model.xp, model.backend
     dtype = view.dtype
     if pinv is not None:
-        coefficients = backend.matmul(coefficients, pinv)
+        coefficients = kernels.matmul(backend, coefficients, pinv)
     if net.integer:
         coefficients = xp.round(coefficients * model.dim)  # the exact dot products
         if wide is not None:
             coefficients, view = xp.astype(coefficients, wide), xp.astype(view, wide)
-    superposed = backend.matmul(xp.astype(coefficients, view.dtype), view)
+    superposed = kernels.matmul(backend, xp.astype(coefficients, view.dtype), view)
     if superposed.dtype != dtype:  # back from float64: the signs are exact
         superposed = xp.astype(superposed, dtype)
     if net.lifted:  # the sign in the lifted view, back to the model (bits: -1 -> 1)
@@ -87,7 +94,7 @@ def sweep(
 def resonate(
     net: Network, books: tuple, views: tuple, pinvs: tuple, initial: tuple, s: Any, padding: Any
 ) -> tuple[Any, ...]:
-    """The iteration over a batch of a fixed shape, as one loop (``Backend.while_loop``):
+    """The iteration over a batch of a fixed shape, as one loop (``kernels.while_loop``):
     products that converged stay in the batch, and what each one decoded is recorded at
     the iteration it converged in (at the last one for the others). ``padding`` marks rows
     of padding (done from the start). Returns the indices ``(n, F)``, similarities ``(n,
@@ -114,17 +121,10 @@ def resonate(
         done, iterations = done | (active & converged), xp.where(active, it, iterations)
         return (it, est, done, iterations, idx, sims, recorded)
 
-    _, _, done, iterations, idx, sims, est = model.backend.while_loop(running, iterate, state)
+    _, _, done, iterations, idx, sims, est = kernels.while_loop(model.backend, running, iterate, state)
     decoded = [xp.take(books[f], idx[f], axis=0) for f in range(len(books))]
     reconstruction = model.similarity(bind_all(model, decoded), s)
     return xp.stack(idx, axis=-1), xp.stack(sims, axis=-1), iterations, done, reconstruction, xp.stack(est)
-
-
-@functools.cache
-def compiled(backend: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` compiled on ``backend`` where it compiles kernels (once per backend: JAX then
-    keeps one program per static network and shapes), else ``fn`` itself."""
-    return backend.jit(fn) if backend.jit_kernels else fn
 
 
 def padded_count(n: int) -> int:

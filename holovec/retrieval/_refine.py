@@ -18,12 +18,15 @@ scores are the same in any summation order, and the engines order equal scores b
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from .._fixed_order import CANONICAL_BYTES, pair_dots, rounding_margin
 from ..backends.base import dtype_name
+from ..backends.shapes import row_class
 
 
 def _first_candidates(k: int, n: int) -> int:
@@ -68,7 +71,7 @@ def canonical_top_k(
         # where the candidates are every item already, more cannot come: score them all
         score_all = kk >= n
         kk = min(n, 4 * kk)
-        q = backend.take_rows(queries, pending)
+        q = kernels.take_rows(backend, queries, pending)
         fast_s, fast_i = fast(q, kk)
     return (
         backend.asarray(scores.astype(np.dtype(dtype_name(score_dtype)))),
@@ -106,7 +109,7 @@ def _refine(
     best_i = np.empty((m, k), dtype=np.int64)
     for c in np.unique(scored).tolist():
         rows = np.flatnonzero(scored == c)
-        q = queries if len(rows) == m else model.backend.take_rows(queries, rows)
+        q = queries if len(rows) == m else kernels.take_rows(model.backend, queries, rows)
         candidates = fast_i[rows, :c]
         canon = canonical_scores(model, q, items, candidates)
         order = np.lexsort((candidates, -canon), axis=-1)[:, :k]
@@ -131,10 +134,12 @@ def canonical_scores(model: Any, queries: Any, items: Any, candidates: np.ndarra
     group = min(m, max(1, CANONICAL_BYTES // max(1, 24 * c * model.score_operand_width)))
     if model.backend.static_shapes and group == m and m > 1:
         # a power of two of rows (the last ones repeated): few shapes, few compilations
-        rows = 1 << (m - 1).bit_length()
+        rows = row_class(m)
         pad = np.arange(rows) % m if rows > m else np.arange(m)
         if rows > m:
-            return canonical_scores(model, model.backend.take_rows(queries, pad), items, candidates[pad])[:m]
+            return canonical_scores(
+                model, kernels.take_rows(model.backend, queries, pad), items, candidates[pad]
+            )[:m]
     block = model.block_model()  # the model of one place's arrays (NumPy for Dask's chunks)
     backend, bb = model.backend, block.backend
     kernel = _group_kernel(block)
@@ -143,12 +148,12 @@ def canonical_scores(model: Any, queries: Any, items: Any, candidates: np.ndarra
         # every group of one shape (the last one overlaps the one before): one compilation
         start = max(0, min(start, m - group))
         stop = start + group
-        rows = backend.take_rows(items, candidates[start:stop].reshape(-1))
+        rows = kernels.take_rows(backend, items, candidates[start:stop].reshape(-1))
         q = queries[start:stop] if group < m else queries
         if block is not model:
             rows, q = bb.from_numpy(backend.to_numpy(rows)), bb.from_numpy(backend.to_numpy(q))
         # NumPy's overflow warnings silenced: non-finite scores are refused below
-        with bb.float64_scope(), np.errstate(over="ignore", invalid="ignore"):
+        with kernels.float64_scope(bb), np.errstate(over="ignore", invalid="ignore"):
             out[start:stop] = bb.to_numpy(kernel(q, rows))
     if not np.isfinite(out).all():
         # finite vectors whose float64 sums overflow (a float64 model's vectors of elements
@@ -163,28 +168,21 @@ def canonical_scores(model: Any, queries: Any, items: Any, candidates: np.ndarra
     return out
 
 
-_KERNELS: dict = {}
-
-
 def _group_kernel(model: Any) -> Any:
-    """``kernel(queries (m, L), rows (m * c, L)) -> scores (m, c)`` in float64, compiled
-    where the backend compiles kernels (one program instead of an op per fold step)."""
-    kernel = _KERNELS.get(model)
-    if kernel is None:
+    """``kernel(queries (m, L), rows (m * c, L)) -> scores (m, c)`` in float64, a program of
+    the model's backend (compiled on JAX: one program instead of an op per fold step), kept
+    by the model."""
+    return model.backend.program(
+        partial(_group_scores, model), (model.config_key, "holovec.retrieval.refine"), keep=model.kernel_cache
+    )
 
-        def kernel(q: Any, rows: Any) -> Any:
-            xp = model.xp
-            left, right = model.score_operand(q), model.score_operand(rows)
-            right = xp.reshape(right, (q.shape[0], -1, right.shape[-1]))
-            dots, squares_q, squares_b = pair_dots(model.backend, left, right)
-            return model.score_from_dots(dots, squares_q, squares_b)
 
-        if model.backend.jit_kernels:
-            kernel = model.backend.jit(kernel)
-        if len(_KERNELS) > 64:
-            _KERNELS.clear()
-        _KERNELS[model] = kernel
-    return kernel
+def _group_scores(model: Any, q: Any, rows: Any) -> Any:
+    xp = model.xp
+    left, right = model.score_operand(q), model.score_operand(rows)
+    right = xp.reshape(right, (q.shape[0], -1, right.shape[-1]))
+    dots, squares_q, squares_b = pair_dots(model.backend, left, right)
+    return model.score_from_dots(dots, squares_q, squares_b)
 
 
 def _is_double(model: Any) -> bool:

@@ -19,6 +19,11 @@ class AssocStore:
     unbinds a value and cleans up against the keys. Models whose binding does not
     commute keep a second bundle, of ``bind(key, value)``, for the reverse direction.
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model of the keys and values.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -39,7 +44,15 @@ class AssocStore:
         self._reverse: Any = None
 
     def fit(self, keys: Codebook, values: Codebook) -> AssocStore:
-        """Store the pairs ``(keys row i, values row i)``."""
+        """Store the pairs ``(keys row i, values row i)``.
+
+        Parameters
+        ----------
+        keys : Codebook
+            The keys' codebook.
+        values : Codebook
+            The values' codebook, row ``i`` stored with key ``i``.
+        """
         for name, book in (("keys", keys), ("values", values)):
             if not isinstance(book, Codebook):
                 raise TypeError(f"{name} must be a Codebook, got {type(book).__name__}")
@@ -66,19 +79,45 @@ class AssocStore:
             raise ValueError("the store is empty: call fit(keys, values) first")
 
     def recall(self, key: Any) -> Any:
-        """The noisy value vector(s) bound to ``key`` (a label of the keys, or vectors)."""
+        """The noisy value vector(s) bound to ``key`` (a label of the keys, or vectors).
+
+        Parameters
+        ----------
+        key : object
+            A label of the keys, or key vectors.
+        """
         self._check_fitted()
         k = self._vector(key, self.keys)
         return self.model.unbind(self.memory, k)
 
     def query(self, key: Any, k: int = 1, threshold: float | None = None) -> list:
         """The values of ``key`` (a key label, a key vector or a batch of them):
-        ``[(value label, similarity), ...]`` per key, best first."""
+        ``[(value label, similarity), ...]`` per key, best first.
+
+        Parameters
+        ----------
+        key : object
+            A key label, a key vector or a batch of them.
+        k : int, optional
+            Number of results per query.
+        threshold : float, optional
+            Similarity a result must reach; ``None`` keeps every result.
+        """
         noisy = self.recall(key)
         return self._value_store.query(noisy, k, threshold)
 
     def query_value(self, value: Any, k: int = 1, threshold: float | None = None) -> list:
-        """The keys stored with ``value`` (a value label, vector or batch)."""
+        """The keys stored with ``value`` (a value label, vector or batch).
+
+        Parameters
+        ----------
+        value : object
+            A value label, a value vector or a batch of them.
+        k : int, optional
+            Number of results per query.
+        threshold : float, optional
+            Similarity a result must reach; ``None`` keeps every result.
+        """
         self._check_fitted()
         v = self._vector(value, self.values)
         memory = self.memory if self._reverse is None else self._reverse

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_number
+from .. import kernels
+from .._params import FINITE, POSITIVE_INT
 from ..backends import DTYPE_KINDS
 from ..models.base import CHUNK_BYTES, VSAModel
 from ._checks import check_finite, claim_codebook
@@ -46,7 +47,7 @@ def _check_temperature(temperature: Any) -> float:
     """A positive number; ``inf`` (all items weighted alike) too."""
     if isinstance(temperature, (float, np.floating)) and math.isinf(temperature) and temperature > 0:
         return math.inf
-    value = check_number(temperature, "temperature")
+    value = FINITE.check("temperature", temperature)
     if not value > 0:
         raise ValueError(f"temperature must be a positive number, got {temperature!r}")
     return value
@@ -75,6 +76,22 @@ def cleanup(
     (``query`` gives ``(label, similarity)`` pairs, as the encoders'
     :meth:`SymbolCodebook.cleanup <holovec.encoders.SymbolCodebook.cleanup>` does).
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model of the vectors.
+    noisy : array
+        Noisy vectors ``(..., vector_length)``.
+    codebook : Codebook | object
+        A :class:`Codebook`, or vectors ``(n, vector_length)``.
+    soft : bool, optional
+        Whether to return the similarity-weighted superposition of the items (softmax at
+        ``temperature``) instead of the nearest item.
+    temperature : float, optional
+        The softmax temperature of ``soft``.
+    chunk_size : int, optional
+        Items per chunk of the search; ``None`` for a chunk that bounds the memory.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -92,9 +109,9 @@ def cleanup(
     if soft:
         temperature = _check_temperature(temperature)
     if chunk_size is not None:
-        chunk_size = check_int(chunk_size, "chunk_size", 1)
+        chunk_size = POSITIVE_INT.check("chunk_size", chunk_size)
     # a partitioned codebook (Dask) is checked where its parts are searched, in one pass
-    partitioned = not soft and model.backend.block_backend_name is not None
+    partitioned = not soft and kernels.block_backend_name(model.backend) is not None
     if unchecked and not partitioned:
         check_finite(model, items, "codebook")
     xp = model.xp
@@ -112,16 +129,18 @@ def cleanup(
             items_name="codebook",
         )
         flat = xp.reshape(idx, (-1,))
-        if backend.is_partitioned(items) and not backend.lazy:
+        if kernels.is_partitioned(backend, items) and not backend.lazy:
             # sharded JAX: the rows gathered from the devices that hold them (a lazy graph,
             # Dask's, takes them where they are)
-            return xp.reshape(backend.take_rows(items, backend.to_numpy(flat)), noisy.shape)
+            return xp.reshape(kernels.take_rows(backend, items, backend.to_numpy(flat)), noisy.shape)
         return xp.reshape(xp.take(items, flat, axis=0), noisy.shape)
     check_finite(model, noisy, "noisy")
     # items split over devices: the noisy vectors meet them there (one computation spans
     # both), and the result comes back to the model's device
-    mixed = _soft_cleanup(model, backend.replicated_like(noisy, items), items, temperature, chunk_size)
-    return backend.in_one_place(mixed)
+    mixed = _soft_cleanup(
+        model, kernels.replicated_like(backend, noisy, items), items, temperature, chunk_size
+    )
+    return kernels.in_one_place(backend, mixed)
 
 
 def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, chunk_size: int | None) -> Any:
@@ -156,20 +175,24 @@ def _soft_cleanup(model: VSAModel, noisy: Any, items: Any, temperature: float, c
             basis = items[first + start : first + stop]
             basis = model.unpack(basis) if unpacked else basis
             if kind == "complex":
-                weights_c = backend.complex(weights, xp.zeros_like(weights))
-                part = backend.matmul(weights_c, xp.astype(basis, weights_c.dtype))
+                weights_c = kernels.complex(backend, weights, xp.zeros_like(weights))
+                part = kernels.matmul(backend, weights_c, xp.astype(basis, weights_c.dtype))
             else:
-                part = backend.matmul(weights, xp.astype(basis, real))
+                part = kernels.matmul(backend, weights, xp.astype(basis, real))
             if top is None:
                 total, mixed = xp.sum(weights, axis=-1), part
             else:
                 rescale = xp.exp((top - new_top) * inverse)
                 total = total * rescale + xp.sum(weights, axis=-1)
-                rescale = rescale if kind != "complex" else backend.complex(rescale, xp.zeros_like(rescale))
+                rescale = (
+                    rescale
+                    if kind != "complex"
+                    else kernels.complex(backend, rescale, xp.zeros_like(rescale))
+                )
                 mixed = mixed * rescale[:, None] + part
             top = new_top
     if kind == "complex":
-        total = backend.complex(total, xp.zeros_like(total))
+        total = kernels.complex(backend, total, xp.zeros_like(total))
     mixed = xp.reshape(mixed / total[:, None], (*noisy.shape[:-1], mixed.shape[-1]))
     if kind in ("float", "complex"):
         return model.normalize(xp.astype(mixed, model.dtype))

@@ -25,8 +25,8 @@ from .._format.codebook import (
     stored_vectors,
     write_codebook,
 )
-from ..backends.growth import RowBuffer
 from ..compat import CodebookNames, row_without_model, vectors_without_model
+from ..kernels.growth import RowBuffer
 from ..models.base import VSAModel
 from ._checks import check_finite, model_vectors
 from ._labels import checked_key, label_key, label_rows
@@ -52,18 +52,18 @@ class Codebook(CodebookNames):
 
     Parameters
     ----------
-    model:
+    model : VSAModel | Mapping[object, object]
         The model whose vectors the codebook holds.
-    labels:
+    labels : Iterable[object] | Mapping[object, object], optional
         Distinct hashable labels (``str``, ``bytes``, ``int``, ``float``, ``bool`` and
         tuples of them can be saved). Without ``vectors``, each label gets a seeded symbol vector
         (:class:`holovec.encoders.SymbolTable`) from a seed spawned by the model.
-    vectors:
+    vectors : array, optional
         Vectors of the model, shape ``(n, vector_length)``: an array of the model's backend
         with the model's dtype, or a NumPy array of the model's dtype (moved to the backend
         unchanged). Nothing else is converted: other dtypes raise ``TypeError`` (convert on
         purpose with ``model.asarray``). Without ``labels`` the labels are ``0 .. n-1``.
-    backend:
+    backend : str or Backend, optional
         Only with a dict and no model (HoloVec 1.x's form): the backend of the dict's
         vectors, a name or a :class:`~holovec.backends.Backend`; default the default backend.
 
@@ -160,7 +160,13 @@ class Codebook(CodebookNames):
         """Make a codebook made from a dict without a model (HoloVec 1.x's form) a codebook
         of ``model``: its vectors must be vectors of ``model`` (type, dtype and shape;
         nothing is converted) and finite. The stores do this when they first use such a
-        codebook; ``ValueError`` for a codebook that has a model already."""
+        codebook; ``ValueError`` for a codebook that has a model already.
+
+        Parameters
+        ----------
+        model : VSAModel
+            The model whose vectors the codebook holds.
+        """
         if self.model is not None:
             raise ValueError(f"this codebook has a model already: {self.model!r}")
         if not isinstance(model, VSAModel):
@@ -197,7 +203,19 @@ class Codebook(CodebookNames):
     @classmethod
     def from_seed(cls, model: VSAModel, labels: Iterable[Any], seed: int, *, namespace: str = "") -> Codebook:
         """The codebook of seeded symbols of ``labels``: the same (model, seed, labels)
-        give the same vectors in every process and on every backend."""
+        give the same vectors in every process and on every backend.
+
+        Parameters
+        ----------
+        model : VSAModel
+            The model of the vectors.
+        labels : Iterable[object]
+            The labels, in the order of the rows.
+        seed : int
+            The seed of the symbols.
+        namespace : str, optional
+            The namespace of the symbols (as :class:`~holovec.encoders.SymbolTable`'s).
+        """
         labels = list(labels)
         book = cls(model, labels, cls._symbols_of(model, labels, seed, namespace) if labels else None)
         book.seed, book.namespace = seed, namespace
@@ -232,7 +250,13 @@ class Codebook(CodebookNames):
             return False
 
     def index(self, label: Any) -> int:
-        """The row of ``label`` (``KeyError`` if absent)."""
+        """The row of ``label`` (``KeyError`` if absent).
+
+        Parameters
+        ----------
+        label : object
+            A label of the codebook.
+        """
         try:
             return self._rows[label_key(label)]
         except (KeyError, TypeError):
@@ -251,7 +275,16 @@ class Codebook(CodebookNames):
     # -- changes -----------------------------------------------------------------------
     def add(self, label: Any, vector: Any = None) -> None:
         """Add ``label`` with ``vector`` (one vector of the model), or with its seeded
-        symbol vector where the codebook was made from a seed."""
+        symbol vector where the codebook was made from a seed.
+
+        Parameters
+        ----------
+        label : object
+            The new label.
+        vector : array, optional
+            One vector of the model; ``None`` for the label's seeded symbol (codebooks made
+            from a seed).
+        """
         key = checked_key(label)
         if key in self._rows:
             raise ValueError(f"label {label!r} is already in the codebook")
@@ -275,7 +308,13 @@ class Codebook(CodebookNames):
         self._labels.append(label)
 
     def remove(self, label: Any) -> None:
-        """Remove ``label`` and its vector (``KeyError`` if absent)."""
+        """Remove ``label`` and its vector (``KeyError`` if absent).
+
+        Parameters
+        ----------
+        label : object
+            A label of the codebook.
+        """
         i = self.index(label)
         xp = self._xp()
         self._vectors = xp.concat([self._vectors[:i], self._vectors[i + 1 :]], axis=0)
@@ -284,7 +323,13 @@ class Codebook(CodebookNames):
 
     def update(self, items: Mapping[Any, Any]) -> None:
         """Add every ``label: vector`` of the dict ``items`` (all or, on an error, none).
-        ``extend`` is the same (HoloVec 1.x's name)."""
+        ``extend`` is the same (HoloVec 1.x's name).
+
+        Parameters
+        ----------
+        items : Mapping[object, object]
+            ``{label: vector}``, the vectors of the codebook's model.
+        """
         if not isinstance(items, Mapping):
             raise TypeError(f"items must be a dict label -> vector, got {type(items).__name__}")
         # undone by taking away what was added, so that an update costs what it adds
@@ -303,7 +348,13 @@ class Codebook(CodebookNames):
     # -- storage: the codebook file format (holovec._format.codebook) ------------------------
     def metadata(self, host_vectors: Any = None) -> dict[str, Any]:
         """The JSON record that :meth:`save` writes next to the vectors (``host_vectors``:
-        the vectors as stored, if already on the host)."""
+        the vectors as stored, if already on the host).
+
+        Parameters
+        ----------
+        host_vectors : array, optional
+            The vectors as stored, if already on the host; ``None`` to copy them.
+        """
         m = self._needs_model("metadata()")
         host = stored_vectors(m, self._vectors) if host_vectors is None else host_vectors
         return codebook_record(codebook_fields(m, self._labels, self.seed, self.namespace), host)
@@ -312,7 +363,13 @@ class Codebook(CodebookNames):
         """Write the codebook to ``path`` (``.npz``, no pickle; the suffix is added if missing).
 
         The file is written beside ``path`` and renamed over it once complete, so that a
-        save that fails part-way (a full disk) leaves a previous file at ``path`` whole."""
+        save that fails part-way (a full disk) leaves a previous file at ``path`` whole.
+
+        Parameters
+        ----------
+        path : str | PathLike
+            The file to write (``.npz`` is added if missing).
+        """
         m = self._needs_model("save()")
         fields = codebook_fields(m, self._labels, self.seed, self.namespace)
         write_codebook(path, fields, stored_vectors(m, self._vectors), m.dtype_name)
@@ -332,6 +389,17 @@ class Codebook(CodebookNames):
         shapes and dtypes are checked against the file before any data is read, and the
         dim against the vectors before a model is made, so memory stays bounded by the
         file's size.
+
+        Parameters
+        ----------
+        path : str | PathLike
+            The file (or a binary file object) to read.
+        model : VSAModel, optional
+            The model of the vectors; ``None`` for the one saved.
+        backend : str or Backend, optional
+            The backend of the model built from the file; ``None`` for the one saved.
+        device : object, optional
+            The device of the model built from the file; ``None`` for the backend's best.
         """
         if model is not None and (backend is not None or device is not None):
             raise TypeError(

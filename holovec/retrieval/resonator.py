@@ -17,7 +17,7 @@ factors one after the other (each update uses the newest estimates of the others
 the nonlinearity of the paper. BSC works in the bipolar view (bit 0 -> +1, bit 1 -> -1).
 All products are factored at once: every step is a matrix product over the whole batch.
 Where every array shape compiles a program (``Backend.static_shapes``: JAX), the batch is
-padded to a power of two and the whole iteration is one compiled loop (``Backend.while_loop``)
+padded to a power of two and the whole iteration is one compiled loop (``kernels.while_loop``)
 shared by every resonator of the same configuration, so that factoring compiles nothing per
 iteration, per product or per batch of the same size class; elsewhere converged products
 leave the batch.
@@ -27,15 +27,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_bool, check_int, check_number
+from .. import kernels
+from .._params import FLAG, POSITIVE_INT, Interval
 from ..backends import DTYPE_KINDS, dtype_name
 from ..models.base import VSAModel
 from ._checks import check_finite
-from ._network import Network, bind_all, compiled, padded_count, resonate, sweep
+from ._network import Network, bind_all, padded_count, resonate, sweep
 
 __all__ = ["Resonator", "ResonatorResult"]
 
@@ -43,6 +45,11 @@ __all__ = ["Resonator", "ResonatorResult"]
 @dataclass(frozen=True)
 class ResonatorResult:
     """What :meth:`Resonator.factor` found, per product (NumPy arrays on the host).
+
+    Parameters
+    ----------
+    indices, similarities, iterations, converged, reconstruction, estimates : array
+        The fields, in this order (see Attributes).
 
     Attributes
     ----------
@@ -139,14 +146,10 @@ class Resonator:
                 f"Resonator needs a commutative bind (it unbinds the other factors in any order); "
                 f"{model!r} does not commute"
             )
-        max_iter = check_int(max_iter, "max_iter", 1)
-        check_bool(ols, "ols")
-        tol = check_number(tol, "tol")
-        if not 0 <= tol < 1:
-            raise ValueError(f"tol must be a number in [0, 1), got {tol!r}")
-        match_threshold = check_number(match_threshold, "match_threshold")
-        if not -1 <= match_threshold <= 1:
-            raise ValueError(f"match_threshold must be a number in [-1, 1], got {match_threshold!r}")
+        max_iter = POSITIVE_INT.check("max_iter", max_iter)
+        FLAG.check("ols", ols)
+        tol = Interval(0, 1, closed="left").check("tol", tol)
+        match_threshold = Interval(-1, 1, words="a similarity").check("match_threshold", match_threshold)
         if isinstance(codebooks, model.backend.array_type) or not isinstance(codebooks, (list, tuple)):
             raise TypeError("codebooks must be a list or tuple of arrays, one (n_f, dim) codebook per factor")
         if len(codebooks) < 2:
@@ -177,14 +180,13 @@ class Resonator:
         # where the backend has it (JAX without x64 mode stays in float32)
         self._wide = [self._exact_sum_dtype(v) if self._integer else None for v in self._views]
         # OLS: coefficients a @ pinv(G), G the codebook's Gram matrix on the model's scale
-        with self.model.backend.full_precision():  # (pinv multiplies inside)
+        with kernels.full_precision(self.model.backend):  # (pinv multiplies inside)
             self._pinv = [self.xp.linalg.pinv(self._gram(b)) for b in books] if ols else [None] * len(books)
         self._init = [self._initial(b) for b in books]
         self._network = Network(
             model, self._lifted, self._integer, tuple(self._wide), self.max_iter,
             1 - self.tol, self.match_threshold,
         )  # fmt: skip
-        model.backend.register_static(Network)  # (a static argument of the compiled loop)
 
     # -- helpers -------------------------------------------------------------------------
     def _view(self, book: Any) -> Any:
@@ -216,12 +218,18 @@ class Resonator:
     # -- the network ---------------------------------------------------------------------
     def factor(self, products: Any) -> ResonatorResult:
         """Factor one product (shape ``(dim,)``) or a batch (``(n_products, dim)``); a batch
-        of none (``(0, dim)``) gives a result of none."""
+        of none (``(0, dim)``) gives a result of none.
+
+        Parameters
+        ----------
+        products : array
+            One product ``(dim,)`` or a batch ``(n_products, dim)``.
+        """
         n = int(products.shape[0]) if getattr(products, "ndim", 0) == 2 else 1
         width = max(int(book.shape[0]) for book in self.codebooks) * self.model.vector_length
         # many small products, one per factor and iteration: on one BLAS thread where more
-        # would only spin between them (Backend.small_products)
-        with self.model.backend.small_products(2.0 * n * width):
+        # would only spin between them (kernels.small_products)
+        with kernels.small_products(self.model.backend, 2.0 * n * width):
             return self._factor(products)
 
     def _factor(self, products: Any) -> ResonatorResult:
@@ -314,15 +322,20 @@ class Resonator:
         size = padded_count(n)
         # padded with copies of the first product, whose results are dropped
         rows = np.concatenate([np.arange(n), np.zeros(size - n, dtype=np.int64)])
-        padded = s if size == n else backend.take_rows(s, rows)
+        padded = s if size == n else kernels.take_rows(backend, s, rows)
         try:  # checked in the padded shape (a program per size class)
             check_finite(model, padded, "products")
         except ValueError:  # the message names the rows of the products themselves
             check_finite(model, products, "products")
             raise
-        program = compiled(backend, resonate)
+        # one program per network (closed over: a static argument would be kept by JAX's
+        # caches, and the model with it), kept by the model
+        net = self._network
+        program = backend.program(
+            partial(resonate, net), ("holovec.retrieval.resonate", net.key), keep=model.kernel_cache
+        )
         arrays = (tuple(self.codebooks), tuple(self._views), tuple(self._pinv), tuple(self._init))
-        out = program(self._network, *arrays, padded, backend.asarray(np.arange(size) >= n))
+        out = program(*arrays, padded, backend.asarray(np.arange(size) >= n))
         indices, sims, iterations, converged, recon = (backend.to_numpy(a)[:n] for a in out[:5])
         return ResonatorResult(
             indices=np.asarray(indices, dtype=np.int64),

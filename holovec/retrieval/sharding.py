@@ -2,7 +2,7 @@
 
 :func:`shard_rows` puts a codebook on every device of a mesh, an equal block of rows on
 each; :func:`holovec.retrieval.search` then searches each block on its own device and
-merges only the ``k`` best candidates of each (see :mod:`holovec.backends.kernels.jax_sharded`,
+merges only the ``k`` best candidates of each (see :mod:`holovec.kernels.jax_sharded`,
 which also describes the use on several hosts with ``jax.distributed``). The results
 equal those of one search of the whole codebook, ties included (equal scores: lowest
 index first).

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..models.base import VSAModel
 from ._checks import claim_codebook, model_vectors
 from ._index import INDEX_BYTES as INDEX_BYTES  # the engine's sizes, documented here
@@ -46,12 +47,33 @@ def search(
 ) -> tuple[Any, Any]:
     """The ``k`` most similar items of each query: ``(similarities, indices)``, backend
     arrays of shape ``(..., min(k, n_items))``, best first (ties: lowest index first).
-    No queries (shape ``(0, vector_length)``) give empty results."""
+    No queries (shape ``(0, vector_length)``) give empty results.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model of the vectors.
+    queries : array
+        Query vectors of the model, ``(..., vector_length)``.
+    items : object
+        Item vectors ``(n, vector_length)``.
+    k : int, optional
+        Number of results per query.
+    chunk_size : int, optional
+        Items per chunk of the search; ``None`` for a chunk that bounds the memory.
+    """
     return search_vectors(model, queries, items, k, chunk_size, check_items=True)
 
 
 class ItemStore:
     """Nearest-neighbour search over the vectors of a :class:`Codebook`.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model of the vectors searched.
+    chunk_size : int, optional
+        Items per chunk of the search; ``None`` for a chunk that bounds the memory.
 
     Examples
     --------
@@ -77,7 +99,16 @@ class ItemStore:
         """Search ``codebook``: a :class:`Codebook` of this model (or of an equal one, e.g.
         loaded from a file), or vectors of this model ``(n, vector_length)`` with optional
         labels (default ``0 .. n-1``), as :class:`Codebook` takes them, or a dict
-        ``{label: vector}`` (as HoloVec 1.x's ``fit`` takes it)."""
+        ``{label: vector}`` (as HoloVec 1.x's ``fit`` takes it).
+
+        Parameters
+        ----------
+        codebook : Codebook | object
+            A :class:`Codebook`, vectors ``(n, vector_length)`` or a dict ``{label:
+            vector}``.
+        labels : object, optional
+            Labels of the vectors given as an array; ``None`` for ``0 .. n-1``.
+        """
         if isinstance(codebook, Mapping):
             if labels is not None:
                 raise ValueError("labels are for an array of vectors; a dict has its own labels")
@@ -90,7 +121,7 @@ class ItemStore:
             claim_codebook(self.model, codebook, "the codebook", "this store's model")
         self.codebook = codebook
         self._index_of: Any = None  # the vectors the cached search index was made from
-        if len(codebook) and not self.model.backend.is_partitioned(codebook.vectors):
+        if len(codebook) and not kernels.is_partitioned(self.model.backend, codebook.vectors):
             # the search form (norms, packed bits) now, so the first query does not pay for it
             self._index(codebook).packed(self.model)
         return self
@@ -122,7 +153,15 @@ class ItemStore:
 
     def search(self, queries: Any, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``(similarities, indices)`` as NumPy arrays of shape ``(..., k)``, best first
-        (no queries, shape ``(0, vector_length)``: arrays of shape ``(0, k)``)."""
+        (no queries, shape ``(0, vector_length)``: arrays of shape ``(0, k)``).
+
+        Parameters
+        ----------
+        queries : array
+            Query vectors of the model, ``(..., vector_length)``.
+        k : int, optional
+            Number of results per query.
+        """
         return self._search(queries, k, "queries")
 
     def _search(self, queries: Any, k: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +181,17 @@ class ItemStore:
     def query(self, vectors: Any, k: int = 1, threshold: float | None = None) -> list:
         """The ``k`` nearest labels of each query, best first, as ``[(label, similarity), ...]``
         (pairs below ``threshold`` left out). One vector gives one list; a batch
-        ``(n, vector_length)`` a list of lists."""
+        ``(n, vector_length)`` a list of lists.
+
+        Parameters
+        ----------
+        vectors : array
+            One vector of the model, or a batch ``(..., vector_length)``.
+        k : int, optional
+            Number of results per query.
+        threshold : float, optional
+            Similarity a result must reach; ``None`` keeps every result.
+        """
         book = self._book()
         self.model.check(vectors, "vectors")
         sims, idx = self._search(vectors, k, "vectors")

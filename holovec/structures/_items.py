@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_number
+from .. import kernels
+from .._params import FINITE, POSITIVE_INT
 from ..encoders import SymbolCodebook, SymbolTable
 
 
@@ -77,7 +78,7 @@ def codebook(table: SymbolTable, candidates: Iterable[Any] | None, what: str) ->
 
 def real_dot(model: Any, x: Any, y: Any) -> Any:
     """``Re(sum(conj(x) * y))`` over the last axis (lifted forms)."""
-    dots = model.backend.vecdot(x, y)
+    dots = kernels.vecdot(model.backend, x, y)
     return model.xp.real(dots) if model.xp.isdtype(dots.dtype, "complex floating") else dots
 
 
@@ -136,7 +137,7 @@ def distinct(table: SymbolTable, labels: Iterable[Any]) -> list[Any]:
 
 def n_candidates_or(n_candidates: Any, default: int) -> int:
     """``n_candidates`` checked (an int >= 1), else ``default`` (at least 1)."""
-    return max(default, 1) if n_candidates is None else check_int(n_candidates, "n_candidates", 1)
+    return max(default, 1) if n_candidates is None else POSITIVE_INT.check("n_candidates", n_candidates)
 
 
 def planned_accuracy(model: Any, n_candidates: int, k: int, query: str) -> float:
@@ -156,5 +157,5 @@ def planned_capacity(model: Any, n_candidates: int, accuracy: float, query: str)
     ``n_candidates`` at the model's dim."""
     from .. import capacity
 
-    check_number(accuracy, "accuracy")
+    FINITE.check("accuracy", accuracy)
     return int(capacity.max_items(model, model.dim, n_candidates, accuracy, query=query))

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_number
+from .._params import FINITE
 from ..models.base import VSAModel
 from ..models.registry import require_capability
 from ._items import distinct, n_candidates_or, planned_accuracy, planned_capacity
@@ -36,14 +36,14 @@ class FiniteStateAutomaton(Structure):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         A model whose bundle is a sum and whose bind a permutation does not pass through
         (MAP, MAP-I, MAP-C, BSC, FHRR, VTB, GHRR; not HRR, see the module docstring).
-    start:
+    start : object, optional
         The start state of :meth:`run` (or give ``start`` there).
-    accept:
+    accept : Iterable[object], optional
         The accepting states (for :meth:`accepts`).
-    seed:
+    seed : int, optional
         Seed of the state and input symbols.
 
     Notes
@@ -98,11 +98,27 @@ class FiniteStateAutomaton(Structure):
 
     def add_transition(self, state: Any, symbol: Any, next_state: Any) -> None:
         """Add ``state --symbol--> next_state``; ``ValueError`` if ``(state, symbol)`` has a
-        transition (the automaton is deterministic)."""
+        transition (the automaton is deterministic).
+
+        Parameters
+        ----------
+        state : object
+            The state the transition leaves.
+        symbol : object
+            The input symbol that triggers it.
+        next_state : object
+            The state it leads to.
+        """
         self.add_transitions([(state, symbol, next_state)])
 
     def add_transitions(self, transitions: Iterable[tuple[Any, Any, Any]]) -> None:
-        """Add many ``(state, symbol, next_state)`` transitions at once."""
+        """Add many ``(state, symbol, next_state)`` transitions at once.
+
+        Parameters
+        ----------
+        transitions : Iterable[tuple[object, object, object]]
+            ``(state, symbol, next_state)`` triples.
+        """
         new: dict[tuple[Any, Any], Any] = {}
         for entry in transitions:
             try:
@@ -125,7 +141,15 @@ class FiniteStateAutomaton(Structure):
 
     def remove_transition(self, state: Any, symbol: Any) -> Any:
         """Take ``state --symbol--> ...`` away (exactly) and return its next state;
-        ``ValueError`` if there is none."""
+        ``ValueError`` if there is none.
+
+        Parameters
+        ----------
+        state : object
+            The state the transition leaves.
+        symbol : object
+            The input symbol that triggers it.
+        """
         key = self._pair(state, symbol)
         if key not in self._table:
             raise ValueError(f"no transition from state {state!r} on {symbol!r}")
@@ -181,7 +205,15 @@ class FiniteStateAutomaton(Structure):
         similarity (host floats): ``unbind(table, bind(state, symbol))``, un-permuted, the
         nearest of :attr:`states`, all pairs in one similarity matrix. Each is right with
         the probability :meth:`expected_accuracy`; a pair without a transition gives an
-        unrelated state of similarity about 0 (see :meth:`next_state`)."""
+        unrelated state of similarity about 0 (see :meth:`next_state`).
+
+        Parameters
+        ----------
+        states : Sequence[object]
+            The states to read from.
+        symbols : Sequence[object]
+            The symbol read in each state (as long as ``states``).
+        """
         states, symbols = list(states), list(symbols)
         if len(states) != len(symbols):
             raise ValueError(f"{len(states)} states and {len(symbols)} symbols: give one symbol per state")
@@ -202,11 +234,21 @@ class FiniteStateAutomaton(Structure):
         """The next state after ``state`` on ``symbol`` (lists of both: a list, one
         similarity matrix). With ``threshold``, a read below it is ``None`` (no
         transition; e.g. :attr:`threshold`). Accuracy: :meth:`lookup`. Unknown states and
-        symbols are a ``ValueError``."""
+        symbols are a ``ValueError``.
+
+        Parameters
+        ----------
+        state : object
+            A state, or a list of states.
+        symbol : object
+            A symbol, or a list of symbols (one per state).
+        threshold : float, optional
+            Similarity a read must reach; ``None`` for :attr:`threshold`.
+        """
         several = isinstance(state, list)
         found, sims = self.lookup(state if several else [state], symbol if several else [symbol])
         if threshold is not None:
-            limit = check_number(threshold, "threshold")
+            limit = FINITE.check("threshold", threshold)
             found = [f if s >= limit else None for f, s in zip(found, sims, strict=True)]
         return found if several else found[0]
 
@@ -217,7 +259,18 @@ class FiniteStateAutomaton(Structure):
         ``start`` (default :attr:`start`): ``[(final_state, path), ...]``, ``path`` the
         states visited, start first. One lookup per step for all inputs; with
         ``threshold``, a step read below it ends that run in ``None``. A run of ``m`` steps
-        is right with about ``expected_accuracy() ** m``."""
+        is right with about ``expected_accuracy() ** m``.
+
+        Parameters
+        ----------
+        inputs : Iterable[Sequence[object]]
+            The inputs, each a sequence of symbols (a str: its characters).
+        start : object, optional
+            The state each run starts from; ``None`` for :attr:`start`.
+        threshold : float, optional
+            Similarity each step must reach (a step below it ends the run in ``None``);
+            ``None`` reads every step.
+        """
         start = self.start if start is None else start
         if start is None:
             raise ValueError("no start state: give start= here or to the automaton")
@@ -236,30 +289,63 @@ class FiniteStateAutomaton(Structure):
     def run(
         self, symbols: Sequence[Any], start: Any = None, threshold: float | None = None
     ) -> tuple[Any, list[Any]]:
-        """Run one input: ``(final_state, path)`` (see :meth:`run_batch`)."""
+        """Run one input: ``(final_state, path)`` (see :meth:`run_batch`).
+
+        Parameters
+        ----------
+        symbols : Sequence[object]
+            The input, a sequence of symbols (a str: its characters).
+        start : object, optional
+            The state the run starts from; ``None`` for :attr:`start`.
+        threshold : float, optional
+            Similarity each step must reach (a step below it ends the run in ``None``);
+            ``None`` reads every step.
+        """
         if not isinstance(symbols, (str, Sequence)):
             raise TypeError(f"run takes a sequence of symbols (or a str), got {type(symbols).__name__}")
         return self.run_batch([symbols], start, threshold)[0]
 
     def accepts_batch(self, inputs: Iterable[Sequence[Any]], start: Any = None) -> list[bool]:
-        """Whether each input ends in an accepting state (:attr:`accept`)."""
+        """Whether each input ends in an accepting state (:attr:`accept`).
+
+        Parameters
+        ----------
+        inputs : Iterable[Sequence[object]]
+            The inputs, each a sequence of symbols (a str: its characters).
+        start : object, optional
+            The state each run starts from; ``None`` for :attr:`start`.
+        """
         accept = set(map(self.state_table.digest, self.accept))
         return [
             f is not None and self.state_table.digest(f) in accept for f, _ in self.run_batch(inputs, start)
         ]
 
     def accepts(self, symbols: Sequence[Any], start: Any = None) -> bool:
-        """Whether one input ends in an accepting state."""
+        """Whether one input ends in an accepting state.
+
+        Parameters
+        ----------
+        symbols : Sequence[object]
+            The input, a sequence of symbols (a str: its characters).
+        start : object, optional
+            The state the run starts from; ``None`` for :attr:`start`.
+        """
         return self.accepts_batch([symbols], start)[0]
 
     def decode(self, threshold: float | None = None) -> dict[tuple[Any, Any], Any]:
         """The transition table read from the vector: every (state, symbol) pair of
         :attr:`states` and :attr:`alphabet`, in one similarity matrix, whose read reaches
         ``threshold`` (default :attr:`threshold`). Each transition is right with the
-        probability :meth:`expected_accuracy`; a pair without one passes with about 3.4e-6."""
+        probability :meth:`expected_accuracy`; a pair without one passes with about 3.4e-6.
+
+        Parameters
+        ----------
+        threshold : float, optional
+            Similarity a read must reach; ``None`` for :attr:`threshold`.
+        """
         if not self._table:
             return {}
-        limit = self.threshold if threshold is None else check_number(threshold, "threshold")
+        limit = self.threshold if threshold is None else FINITE.check("threshold", threshold)
         pairs = [(s, a) for s in self.states for a in self.alphabet]
         found, sims = self.lookup([s for s, _ in pairs], [a for _, a in pairs])
         return {p: f for p, f, s in zip(pairs, found, sims, strict=True) if s >= limit}
@@ -268,7 +354,13 @@ class FiniteStateAutomaton(Structure):
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's probability that one next state reads right at this size: ``k``
         transitions, ``n_candidates`` states (default: :attr:`states`),
-        ``holovec.capacity.accuracy(..., query="lookup")``."""
+        ``holovec.capacity.accuracy(..., query="lookup")``.
+
+        Parameters
+        ----------
+        n_candidates : int, optional
+            Number of states to plan for; ``None`` for :attr:`states`.
+        """
         return planned_accuracy(
             self.model, n_candidates_or(n_candidates, len(self.states)), len(self), "lookup"
         )
@@ -276,7 +368,15 @@ class FiniteStateAutomaton(Structure):
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most transitions read right with probability ``accuracy`` each at this
         dimension, among ``n_candidates`` states (default: :attr:`states`;
-        ``holovec.capacity.max_items(..., query="lookup")``)."""
+        ``holovec.capacity.max_items(..., query="lookup")``).
+
+        Parameters
+        ----------
+        accuracy : float, optional
+            Probability with which each item must read right.
+        n_candidates : int, optional
+            Number of states to plan for; ``None`` for :attr:`states`.
+        """
         return planned_capacity(
             self.model, n_candidates_or(n_candidates, len(self.states)), accuracy, "lookup"
         )

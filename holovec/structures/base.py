@@ -35,7 +35,15 @@ class Structure:
 
     Subclasses set :attr:`kind` (the file format's name) and define ``_state`` (the
     arrays, fields and labels that save writes besides the sum) and ``_restore`` (the
-    inverse, given a :class:`~holovec._format.state.StateFile`)."""
+    inverse, given a :class:`~holovec._format.state.StateFile`).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors hold the structure.
+    seed : int, optional
+        Seed of the structure's symbols; ``None`` draws them from the model's generator.
+    """
 
     #: the name of the structure's file format (``holovec.structures.<kind>``)
     kind: ClassVar[str] = "structure"
@@ -51,7 +59,13 @@ class Structure:
 
     # -- symbols --------------------------------------------------------------------------
     def symbols(self, namespace: str) -> SymbolTable:
-        """The table of this structure's symbols in ``namespace`` (seeded by :attr:`seed`)."""
+        """The table of this structure's symbols in ``namespace`` (seeded by :attr:`seed`).
+
+        Parameters
+        ----------
+        namespace : str
+            The namespace of the symbols (each role of a structure has its own).
+        """
         return SymbolTable(self.model, seed=self.seed, namespace=namespace)
 
     def saved_symbols(self, namespace: str, labels: Iterable[Any]) -> SymbolTable:
@@ -94,7 +108,13 @@ class Structure:
     # -- files ------------------------------------------------------------------------------
     def save(self, path: str | PathLike) -> None:
         """Write the structure to ``path`` (``.npz``, no pickle; the model's configuration,
-        the seed, the sum and the structure's own fields)."""
+        the seed, the sum and the structure's own fields).
+
+        Parameters
+        ----------
+        path : str | PathLike
+            The file to write (``.npz``).
+        """
         arrays, fields, labels = self._state()
         fields = {"seed": str(self.seed), **fields}
         save_state(path, f"structures.{self.kind}", self.model, {"sums": self.sums, **arrays}, fields, labels)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_bool, check_int, check_number
+from .._params import FINITE, FLAG, NON_NEGATIVE_INT, POSITIVE_INT
 from ..encoders import GraphEncoder
 from ..models.base import VSAModel
 from ..models.registry import require_capability
@@ -47,14 +47,14 @@ class Graph(Structure):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         A model whose bundle is a sum (``bundle_is_sum``: MAP, MAP-I, MAP-C, BSC, FHRR, HRR,
         VTB, GHRR).
-    directed:
+    directed : bool, optional
         Directed edges ``u -> v`` (default: undirected ``{u, v}``). In-neighbours of a
         directed graph need a commutative model (not VTB, GHRR); directed graphs need a
         bind that the target's shift does not pass through (not HRR: a ``TypeError``).
-    seed:
+    seed : int, optional
         Seed of the node symbols (the ``GraphEncoder`` of this seed encodes the same vector).
 
     Notes
@@ -83,7 +83,7 @@ class Graph(Structure):
 
     def __init__(self, model: VSAModel, directed: bool = False, *, seed: int | None = None) -> None:
         super().__init__(model, seed=seed)
-        self.directed = check_bool(directed, "directed")
+        self.directed = FLAG.check("directed", directed)
         if self.directed:
             require_capability(model, "Graph(directed=True)", shift_marks_target, MARK_NEEDS)
         self.encoder = GraphEncoder(model, self.directed, seed=self.seed)
@@ -118,12 +118,26 @@ class Graph(Structure):
         return out
 
     def add_edge(self, u: Any, v: Any) -> None:
-        """Add the edge ``u -> v`` (undirected: ``{u, v}``); ``ValueError`` if it is there."""
+        """Add the edge ``u -> v`` (undirected: ``{u, v}``); ``ValueError`` if it is there.
+
+        Parameters
+        ----------
+        u : object
+            The edge's source node (a label).
+        v : object
+            The edge's target node (a label).
+        """
         self.add_edges([(u, v)])
 
     def add_edges(self, edges: Iterable[tuple[Any, Any]]) -> None:
         """Add many edges at once (one bind, one sum); ``ValueError`` for an edge already in
-        the graph or given twice (a graph is a set of edges)."""
+        the graph or given twice (a graph is a set of edges).
+
+        Parameters
+        ----------
+        edges : Iterable[tuple[object, object]]
+            ``(u, v)`` pairs of node labels.
+        """
         pairs = self._pairs(edges)
         new: dict[tuple[int, int], tuple[Any, Any]] = {}
         for u, v in pairs:
@@ -137,11 +151,25 @@ class Graph(Structure):
         self._edges.update(new)
 
     def remove_edge(self, u: Any, v: Any) -> None:
-        """Take the edge away (exactly: its vectors leave the sum); ``ValueError`` if absent."""
+        """Take the edge away (exactly: its vectors leave the sum); ``ValueError`` if absent.
+
+        Parameters
+        ----------
+        u : object
+            The edge's source node (a label).
+        v : object
+            The edge's target node (a label).
+        """
         self.remove_edges([(u, v)])
 
     def remove_edges(self, edges: Iterable[tuple[Any, Any]]) -> None:
-        """Take many edges away at once; ``ValueError`` naming an edge not in the graph."""
+        """Take many edges away at once; ``ValueError`` naming an edge not in the graph.
+
+        Parameters
+        ----------
+        edges : Iterable[tuple[object, object]]
+            ``(u, v)`` pairs of node labels.
+        """
         pairs = self._pairs(edges)
         keys = [self._key(u, v) for u, v in pairs]
         missing = [pair for pair, k in zip(pairs, keys, strict=True) if k not in self._edges]
@@ -181,7 +209,13 @@ class Graph(Structure):
     # -- reading the vector --------------------------------------------------------------------
     def edge_scores(self, edges: Iterable[tuple[Any, Any]]) -> np.ndarray:
         """The similarity of the graph's vector with each edge's vector (host floats): about
-        ``1/sqrt(E)`` for an edge of the graph, about 0 (sd ``1/sqrt(dim)``) for another."""
+        ``1/sqrt(E)`` for an edge of the graph, about 0 (sd ``1/sqrt(dim)``) for another.
+
+        Parameters
+        ----------
+        edges : Iterable[tuple[object, object]]
+            ``(u, v)`` pairs of node labels.
+        """
         pairs = self._pairs(edges)
         if not pairs:
             return np.zeros(0)
@@ -192,8 +226,18 @@ class Graph(Structure):
         """Whether the vector holds the edge: its score (:meth:`edge_scores`) reaches
         ``threshold`` (default :attr:`threshold`, ``4.5/sqrt(dim)``: a false edge passes with
         probability about 3.4e-6; a true one is missed once ``E`` edges bring its score,
-        ``1/sqrt(E)`` (MAP: ``sqrt(2/(pi E))``), down near the threshold)."""
-        limit = self.threshold if threshold is None else check_number(threshold, "threshold")
+        ``1/sqrt(E)`` (MAP: ``sqrt(2/(pi E))``), down near the threshold).
+
+        Parameters
+        ----------
+        u : object
+            The edge's source node (a label).
+        v : object
+            The edge's target node (a label).
+        threshold : float, optional
+            Similarity a read must reach; ``None`` for :attr:`threshold`.
+        """
+        limit = self.threshold if threshold is None else FINITE.check("threshold", threshold)
         return bool(self.edge_scores([(u, v)])[0] >= limit)
 
     def neighbours(
@@ -203,21 +247,37 @@ class Graph(Structure):
         best first, among the graph's nodes, those reaching ``threshold`` (default
         :attr:`threshold`). ``direction``: ``"out"`` (targets) or ``"in"`` (sources) for a
         directed graph; ``"in"`` needs a commutative model (``TypeError`` otherwise).
-        Accuracy: as :meth:`has_edge`, for each candidate node."""
+        Accuracy: as :meth:`has_edge`, for each candidate node.
+
+        Parameters
+        ----------
+        node : object
+            The node (a label) whose neighbours are read.
+        direction : str, optional
+            ``"out"`` for the edges' targets, ``"in"`` for their sources (directed graphs).
+        threshold : float, optional
+            Similarity a read must reach; ``None`` for :attr:`threshold`.
+        """
         if direction not in ("out", "in"):
             raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
         nodes = self.nodes
         if self.encoder.nodes.digest(node) not in {self.encoder.nodes.digest(x) for x in nodes}:
             shown = ", ".join(map(repr, nodes[:10])) + (" ..." if len(nodes) > 10 else "")
             raise ValueError(f"unknown node {node!r}: the graph's nodes are {shown or 'none yet'}")
-        limit = self.threshold if threshold is None else check_number(threshold, "threshold")
+        limit = self.threshold if threshold is None else FINITE.check("threshold", threshold)
         book = self.encoder.nodes.codebook(nodes)
         return self.encoder.neighbours(self.vector, node, limit, direction=direction, candidates=book)
 
     def scores(self, nodes: Iterable[Any] | None = None) -> np.ndarray:
         """The score of every ordered pair of ``nodes`` (default :attr:`nodes`): ``S[i, j]``
         for the edge ``nodes[i] -> nodes[j]`` (host ``(n, n)``; one batched unbind and one
-        similarity matrix)."""
+        similarity matrix).
+
+        Parameters
+        ----------
+        nodes : Iterable[object], optional
+            The nodes to score; ``None`` for :attr:`nodes`.
+        """
         nodes = self.nodes if nodes is None else list(nodes)
         if not nodes:
             return np.zeros((0, 0))
@@ -233,8 +293,14 @@ class Graph(Structure):
         vector, best first (undirected pairs once, in node order; no undirected
         self-loops). Each true edge is found with about the probability
         :meth:`expected_accuracy` gives (that it outscores every pair of the graph's nodes
-        that is no edge)."""
-        n = len(self) if n_edges is None else check_int(n_edges, "n_edges", 0)
+        that is no edge).
+
+        Parameters
+        ----------
+        n_edges : int, optional
+            Number of edges to read; ``None`` for ``len(self)``.
+        """
+        n = len(self) if n_edges is None else NON_NEGATIVE_INT.check("n_edges", n_edges)
         scores = self.scores()
         k = scores.shape[0]
         if self.directed:
@@ -255,7 +321,7 @@ class Graph(Structure):
     def _pairs_of(self, n_nodes: int | None) -> int:
         """The candidate pairs that :meth:`decode` ranks: the (ordered, if directed) pairs
         of ``n_nodes`` nodes (default: the graph's)."""
-        n = len(self.nodes) if n_nodes is None else check_int(n_nodes, "n_nodes", 1)
+        n = len(self.nodes) if n_nodes is None else POSITIVE_INT.check("n_nodes", n_nodes)
         return n * n if self.directed else n * (n - 1) // 2
 
     def _read_both_ways(self, pairs: int, n_edges: int) -> float:

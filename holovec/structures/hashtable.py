@@ -52,6 +52,15 @@ class HashTable(Structure):
     ``{key: (value, similarity)}``, as ``RecordEncoder.decode`` does. Capacity: :meth:`capacity` and
     :meth:`expected_accuracy` (the planner :mod:`holovec.capacity`, ``query="lookup"``).
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors hold the structure.
+    pairs : Mapping[object, object], optional
+        ``key -> value`` pairs to store at once (keys labels; values labels or vectors).
+    seed : int, optional
+        Seed of the structure's symbols; ``None`` draws them from the model's generator.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -84,7 +93,15 @@ class HashTable(Structure):
         """Store ``value`` (a label or a vector) under ``key`` (a label); a key held
         already has its old value (decoded, as :meth:`remove`) replaced. ``ValueError``
         for a key whose value was stored as a vector (no label decodes it): remove it with
-        ``remove(key, value)`` first."""
+        ``remove(key, value)`` first.
+
+        Parameters
+        ----------
+        key : object
+            The key (a label).
+        value : object
+            The value (a label or a vector of the model).
+        """
         _check_label_key(self.roles, key)
         self.update({key: value})
 
@@ -92,7 +109,13 @@ class HashTable(Structure):
         self.set(key, value)
 
     def update(self, pairs: Mapping[Any, Any]) -> None:
-        """Store every ``key -> value`` of ``pairs`` (the pairs bound in one call)."""
+        """Store every ``key -> value`` of ``pairs`` (the pairs bound in one call).
+
+        Parameters
+        ----------
+        pairs : Mapping[object, object]
+            ``key -> value`` pairs (keys labels; values labels or vectors).
+        """
         if not isinstance(pairs, Mapping):
             raise TypeError(f"update takes a mapping of keys to values (a dict), got {type(pairs).__name__}")
         keys = list(pairs)
@@ -129,7 +152,15 @@ class HashTable(Structure):
         """Take the pair of ``key`` away: ``bind(value, key)`` with ``value`` given (a label
         or a vector), else the value :meth:`get` decodes (the stored one within the table's
         capacity; ``value`` must be given for a value stored as a vector: ``ValueError``
-        without it). ``MissingKeyError`` (a ``KeyError``) for a key the table does not hold."""
+        without it). ``MissingKeyError`` (a ``KeyError``) for a key the table does not hold.
+
+        Parameters
+        ----------
+        key : object
+            The key (a label) whose pair is removed.
+        value : object, optional
+            The value stored under ``key`` (a label or a vector); ``None`` decodes it.
+        """
         self._check_key(key)
         if value is None:
             self._check_decodable(key)
@@ -203,7 +234,16 @@ class HashTable(Structure):
     ) -> dict[Any, tuple[Any, float]]:
         """``{key: (value, similarity)}`` for ``keys`` (default: every key), as
         ``RecordEncoder.decode``: all keys unbound and cleaned up in one similarity matrix
-        (accuracy as :meth:`get`)."""
+        (accuracy as :meth:`get`).
+
+        Parameters
+        ----------
+        keys : Iterable[object], optional
+            The keys to read; ``None`` for every key.
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The values to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the values seen.
+        """
         keys = self.keys() if keys is None else list(keys)
         for key in keys:
             self._check_key(key)
@@ -229,13 +269,27 @@ class HashTable(Structure):
     # -- capacity -----------------------------------------------------------------------
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's accuracy of :meth:`get` at this size (``query="lookup"``), among
-        ``n_candidates`` values (default: the values seen)."""
+        ``n_candidates`` values (default: the values seen).
+
+        Parameters
+        ----------
+        n_candidates : int, optional
+            Number of values to plan for; ``None`` for the values seen.
+        """
         n = n_candidates_or(n_candidates, len(self.fillers))
         return planned_accuracy(self.model, n, len(self), "lookup")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most pairs :meth:`get` reads with ``accuracy`` at this dimension, among
-        ``n_candidates`` values (default: the values seen; the planner, ``query="lookup"``)."""
+        ``n_candidates`` values (default: the values seen; the planner, ``query="lookup"``).
+
+        Parameters
+        ----------
+        accuracy : float, optional
+            Probability with which each item must read right.
+        n_candidates : int, optional
+            Number of values to plan for; ``None`` for the values seen.
+        """
         n = n_candidates_or(n_candidates, len(self.fillers))
         return planned_capacity(self.model, n, accuracy, "lookup")
 

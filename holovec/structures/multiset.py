@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_int
+from .._params import POSITIVE_INT, Interval
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
 from ._items import (
@@ -40,12 +40,12 @@ class Multiset(Structure):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         A model whose bundle is a sum (``bundle_is_sum``: MAP, MAP-I, MAP-C, BSC, FHRR,
         HRR, VTB, GHRR).
-    items:
+    items : Iterable[object], optional
         Items to add at once (labels or vectors; repeats count).
-    seed:
+    seed : int, optional
         The seed of the symbols (``None``: fresh).
 
     Examples
@@ -77,13 +77,27 @@ class Multiset(Structure):
 
     # -- changes ------------------------------------------------------------------------
     def add(self, item: Any, count: int = 1) -> None:
-        """Add ``item`` (a label or a vector) ``count`` times (an int >= 1)."""
-        count = check_int(count, "count", 1)
+        """Add ``item`` (a label or a vector) ``count`` times (an int >= 1).
+
+        Parameters
+        ----------
+        item : object
+            A label, or a vector of the model.
+        count : int, optional
+            How many times to add it (an int >= 1).
+        """
+        count = POSITIVE_INT.check("count", count)
         self._change(item, count, 1)
         self.size += count
 
     def update(self, items: Iterable[Any]) -> None:
-        """Add each of ``items`` once (repeats count), in one sum."""
+        """Add each of ``items`` once (repeats count), in one sum.
+
+        Parameters
+        ----------
+        items : Iterable[object]
+            Labels or vectors of the model, each added once.
+        """
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
             raise TypeError(
                 f"update takes an iterable of items, got {type(items).__name__} (for one item: add)"
@@ -96,8 +110,16 @@ class Multiset(Structure):
     def remove(self, item: Any, count: int = 1) -> None:
         """Take ``item`` away ``count`` times: the exact inverse of :meth:`add`. ``ValueError``
         for more items than the multiset holds (the sum cannot tell which were added; an
-        item never added leaves the sum off by ``-count`` of it)."""
-        count = check_int(count, "count", 1)
+        item never added leaves the sum off by ``-count`` of it).
+
+        Parameters
+        ----------
+        item : object
+            A label, or a vector of the model.
+        count : int, optional
+            How many times to take it away (an int >= 1).
+        """
+        count = POSITIVE_INT.check("count", count)
         if count > self.size:
             raise ValueError(f"cannot remove {count} items from a multiset of {self.size}")
         self._change(item, count, -1)
@@ -123,6 +145,11 @@ class Multiset(Structure):
         Accuracy: the estimate is the true count plus noise of spread about
         ``sqrt(sum_j c_j**2 / dim)`` over the other items' counts ``c_j`` (half that
         variance for the complex models); e.g. 100 distinct items at dim 10,000: 0.1.
+
+        Parameters
+        ----------
+        item : object
+            A label or a vector of the model, or a list of them.
         """
         many = isinstance(item, list)
         vectors = item_vectors(self.model, self.table, item if many else [item], "item", remember=False)
@@ -146,9 +173,19 @@ class Multiset(Structure):
 
         Accuracy (distinct items): a member is among them with the probability of
         :meth:`expected_accuracy`, the planner's ``query="member"`` for ``len(self)`` items
-        among the candidates; e.g. MAP at dim 800: 15 items among 1,000 candidates, 99 %."""
+        among the candidates; e.g. MAP at dim 800: 15 items among 1,000 candidates, 99 %.
+
+        Parameters
+        ----------
+        k : int, optional
+            Number of members to return; ``None`` for the number of items (at most the
+            candidates).
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The labels to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the labels seen.
+        """
         book = codebook(self.table, candidates, "items")
-        k = min(self.size, len(book)) if k is None else check_int(k, "k", 1, len(book))
+        k = min(self.size, len(book)) if k is None else Interval(1, len(book), integral=True).check("k", k)
         if k == 0:
             return []
         found = book.cleanup(self.vector, k)
@@ -157,7 +194,14 @@ class Multiset(Structure):
     def decode(self, candidates: Iterable[Any] | SymbolCodebook | None = None) -> dict[Any, int]:
         """``{label: count}`` of the candidates (default: the labels seen) whose estimated
         :meth:`count` rounds to 1 or more, in the candidates' order; the counts rounded.
-        Accuracy: that of :meth:`count` (and ``in``) for each candidate."""
+        Accuracy: that of :meth:`count` (and ``in``) for each candidate.
+
+        Parameters
+        ----------
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The labels to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the labels seen.
+        """
         book = codebook(self.table, candidates, "items")
         counts = np.rint(np.asarray(self.count(list(book.labels))))
         return {label: int(c) for label, c in zip(book.labels, counts, strict=True) if c >= 1}
@@ -165,13 +209,27 @@ class Multiset(Structure):
     # -- capacity -----------------------------------------------------------------------
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's accuracy of :meth:`members` at this size (``query="member"``), among
-        ``n_candidates`` (default: the labels seen)."""
+        ``n_candidates`` (default: the labels seen).
+
+        Parameters
+        ----------
+        n_candidates : int, optional
+            Number of candidates to plan for; ``None`` for the labels seen.
+        """
         n = n_candidates_or(n_candidates, len(self.table))
         return planned_accuracy(self.model, n, self.size, "member")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most items :meth:`members` finds with ``accuracy`` at this dimension, among
-        ``n_candidates`` (default: the labels seen; the planner, ``query="member"``)."""
+        ``n_candidates`` (default: the labels seen; the planner, ``query="member"``).
+
+        Parameters
+        ----------
+        accuracy : float, optional
+            Probability with which each item must read right.
+        n_candidates : int, optional
+            Number of candidates to plan for; ``None`` for the labels seen.
+        """
         n = n_candidates_or(n_candidates, len(self.table))
         return planned_capacity(self.model, n, accuracy, "member")
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_int
+from .._params import INT
 from ..backends.shapes import padded_length
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
@@ -55,6 +55,16 @@ class Sequence(Structure):
     :meth:`capacity`, :meth:`expected_accuracy` (the planner, ``query="lookup"``: reading
     a position is reading one of ``len`` superposed, decorrelated items).
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors hold the structure.
+    items : Iterable[object], optional
+        The first items (labels or vectors; a str: its characters); ``None`` for an empty
+        sequence.
+    seed : int, optional
+        Seed of the structure's symbols; ``None`` draws them from the model's generator.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -83,7 +93,13 @@ class Sequence(Structure):
 
     # -- changes ------------------------------------------------------------------------
     def append(self, item: Any) -> None:
-        """Add ``item`` (a label or a vector) at the end: ``permute(x, len)``."""
+        """Add ``item`` (a label or a vector) at the end: ``permute(x, len)``.
+
+        Parameters
+        ----------
+        item : object
+            A label, or a vector of the model.
+        """
         vector = item_vector(self.model, self.table, item, "item")
         if self.model.backend.static_shapes:
             # a backend that compiles a permutation per shift (JAX) would compile one per
@@ -96,7 +112,13 @@ class Sequence(Structure):
         self.size += 1
 
     def extend(self, items: Iterable[Any]) -> None:
-        """Append every item (a str: its characters), permuted and summed together."""
+        """Append every item (a str: its characters), permuted and summed together.
+
+        Parameters
+        ----------
+        items : Iterable[object]
+            Labels or vectors of the model (a str: its characters).
+        """
         items = list(items)
         if items:
             vectors = item_vectors(self.model, self.table, items, "item")
@@ -107,7 +129,14 @@ class Sequence(Structure):
     def pop(self, item: Any = None) -> Any:
         """Remove the last item and return it: the item given (a label or vector; needed
         where the item was given as a vector: ``ValueError`` without it), else the label
-        :meth:`index` decodes (the stored one within the capacity)."""
+        :meth:`index` decodes (the stored one within the capacity).
+
+        Parameters
+        ----------
+        item : object, optional
+            The last item (a label or a vector); ``None`` decodes it. Needed where it was
+            given as a vector.
+        """
         return self._take(self.size - 1, item)
 
     def _take(self, position: int, item: Any) -> Any:
@@ -136,7 +165,13 @@ class Sequence(Structure):
 
     def concatenate(self, other: Sequence) -> Sequence:
         """A new sequence: this one's items, then ``other``'s (its sum permuted by
-        ``len(self)``). ``other`` must have the same model and seed (the same symbols)."""
+        ``len(self)``). ``other`` must have the same model and seed (the same symbols).
+
+        Parameters
+        ----------
+        other : Sequence
+            A sequence of the same model and seed.
+        """
         if not isinstance(other, Sequence):
             raise TypeError(f"concatenate takes a Sequence, got {type(other).__name__}")
         if other.model != self.model or other.seed != self.seed:
@@ -150,7 +185,7 @@ class Sequence(Structure):
 
     # -- reads --------------------------------------------------------------------------
     def _position(self, i: Any) -> int:
-        i = check_int(i, "index")
+        i = INT.check("index", i)
         if not -self.size <= i < self.size:
             raise IndexError(
                 f"index {i} out of range for a {type(self).__name__.lower()} of {self.size} items"
@@ -163,7 +198,16 @@ class Sequence(Structure):
 
         Accuracy: the item is found with the probability of :meth:`expected_accuracy`
         (the planner's ``query="lookup"`` for ``len(self)`` items among the candidates);
-        e.g. MAP at dim 2,000 with 26 candidate symbols: 99 % up to about 60 items."""
+        e.g. MAP at dim 2,000 with 26 candidate symbols: 99 % up to about 60 items.
+
+        Parameters
+        ----------
+        i : int
+            The position (negative: from the end).
+        candidates : Candidates, optional
+            The labels to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the labels seen.
+        """
         i = self._position(i)
         return codebook(self.table, candidates, "items").cleanup(self.model.permute(self.vector, -i))
 
@@ -172,7 +216,16 @@ class Sequence(Structure):
 
     def decode(self, candidates: Candidates = None, *, return_similarity: bool = True) -> list:
         """Every position, first to last: ``[(label, similarity), ...]`` (labels alone with
-        ``return_similarity=False``), in one similarity matrix (accuracy as :meth:`index`)."""
+        ``return_similarity=False``), in one similarity matrix (accuracy as :meth:`index`).
+
+        Parameters
+        ----------
+        candidates : Candidates, optional
+            The labels to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the labels seen.
+        return_similarity : bool, optional
+            Whether each label comes with its similarity, as ``(label, similarity)``.
+        """
         if self.size == 0:
             return []
         # one row per position, padded to a shape class where each new shape compiles (the
@@ -193,13 +246,27 @@ class Sequence(Structure):
     # -- capacity -----------------------------------------------------------------------
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's accuracy of :meth:`index` at this length (``query="lookup"``),
-        among ``n_candidates`` (default: the labels seen)."""
+        among ``n_candidates`` (default: the labels seen).
+
+        Parameters
+        ----------
+        n_candidates : int, optional
+            Number of candidates to plan for; ``None`` for the labels seen.
+        """
         n = n_candidates_or(n_candidates, len(self.table))
         return planned_accuracy(self.model, n, self.size, "lookup")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The longest sequence whose positions :meth:`index` reads with ``accuracy`` at this
-        dimension, among ``n_candidates`` (default: the labels seen)."""
+        dimension, among ``n_candidates`` (default: the labels seen).
+
+        Parameters
+        ----------
+        accuracy : float, optional
+            Probability with which each item must read right.
+        n_candidates : int, optional
+            Number of candidates to plan for; ``None`` for the labels seen.
+        """
         n = n_candidates_or(n_candidates, len(self.table))
         return planned_capacity(self.model, n, accuracy, "lookup")
 
@@ -225,6 +292,16 @@ class Stack(Sequence):
     (``permute(x, len - 1)``), :meth:`peek` decodes it: one permutation and one add
     each. Accuracy and capacity as :class:`Sequence`.
 
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors hold the structure.
+    items : Iterable[object], optional
+        The first items, bottom first (labels or vectors; a str: its characters); ``None``
+        for an empty stack.
+    seed : int, optional
+        Seed of the structure's symbols; ``None`` draws them from the model's generator.
+
     Examples
     --------
     >>> from holovec import VSA
@@ -239,11 +316,24 @@ class Stack(Sequence):
     kind: ClassVar[str] = "stack"
 
     def push(self, item: Any) -> None:
-        """Put ``item`` (a label or a vector) on top."""
+        """Put ``item`` (a label or a vector) on top.
+
+        Parameters
+        ----------
+        item : object
+            A label, or a vector of the model.
+        """
         self.append(item)
 
     def peek(self, candidates: Candidates = None) -> Any:
-        """The top item (its label, decoded), left in place."""
+        """The top item (its label, decoded), left in place.
+
+        Parameters
+        ----------
+        candidates : Candidates, optional
+            The labels to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the labels seen.
+        """
         if self.size == 0:
             raise EmptyStructureError("cannot peek at an empty stack")
         return self.index(-1, candidates)[0]
@@ -256,6 +346,16 @@ class Queue(Sequence):
     (position 0, no permutation), takes it away and permutes the sum back by one, so the
     next item is at position 0: one permutation and one add each. Accuracy and capacity
     as :class:`Sequence`.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose vectors hold the structure.
+    items : Iterable[object], optional
+        The first items, front first (labels or vectors; a str: its characters); ``None``
+        for an empty queue.
+    seed : int, optional
+        Seed of the structure's symbols; ``None`` draws them from the model's generator.
 
     Examples
     --------
@@ -270,12 +370,25 @@ class Queue(Sequence):
     kind: ClassVar[str] = "queue"
 
     def enqueue(self, item: Any) -> None:
-        """Add ``item`` (a label or a vector) at the back."""
+        """Add ``item`` (a label or a vector) at the back.
+
+        Parameters
+        ----------
+        item : object
+            A label, or a vector of the model.
+        """
         self.append(item)
 
     def dequeue(self, item: Any = None) -> Any:
         """Remove the front item and return it (the item given, as :meth:`Sequence.pop`, or
-        the label decoded)."""
+        the label decoded).
+
+        Parameters
+        ----------
+        item : object, optional
+            The front item (a label or a vector); ``None`` decodes it. Needed where it was
+            given as a vector.
+        """
         found = self._take(0, item)
         self.sums = permute_sums(self.model, self.sums, -1, self._shift_maps)
         self._vector_at = {i - 1 for i in self._vector_at}
@@ -283,7 +396,14 @@ class Queue(Sequence):
         return found
 
     def peek(self, candidates: Candidates = None) -> Any:
-        """The front item (its label, decoded), left in place."""
+        """The front item (its label, decoded), left in place.
+
+        Parameters
+        ----------
+        candidates : Candidates, optional
+            The labels to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the labels seen.
+        """
         if self.size == 0:
             raise EmptyStructureError("cannot peek at an empty queue")
         return self.index(0, candidates)[0]

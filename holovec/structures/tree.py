@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._format.state import StateFile
-from .._validation import check_int
+from .._params import POSITIVE_INT
 from ..encoders import SymbolCodebook
 from ..models.base import VSAModel
 from ..models.registry import require_capability
@@ -68,14 +68,14 @@ class Tree(Structure):
 
     Parameters
     ----------
-    model:
+    model : VSAModel
         A model whose bundle is a sum and whose bind a permutation does not pass through
         (MAP, MAP-I, MAP-C, BSC, FHRR, VTB, GHRR). Not HRR: its circular convolution
         commutes with the shift, so ``"lr"`` and ``"rl"`` would be one path (a ``TypeError``).
-    max_depth:
+    max_depth : int, optional
         The longest path allowed (default 32; below ``dim``, since a permutation by
         ``dim`` is none).
-    seed:
+    seed : int, optional
         Seed of the role and value symbols.
 
     Notes
@@ -105,7 +105,7 @@ class Tree(Structure):
         require_capability(
             model, "Tree", shift_marks_target, MARK_NEEDS.replace("an edge's target", "a depth")
         )
-        self.max_depth = check_int(max_depth, "max_depth", 1)
+        self.max_depth = POSITIVE_INT.check("max_depth", max_depth)
         if self.max_depth >= model.dim:
             raise ValueError(f"max_depth must be below dim ({model.dim}), got {max_depth}")
         self.roles = self.symbols("tree-role").codebook(["l", "r"])
@@ -118,7 +118,14 @@ class Tree(Structure):
     # -- paths -----------------------------------------------------------------------------
     def path(self, path: str | Iterable[int]) -> str:
         """``path`` as a string of ``"l"``/``"r"`` (``ValueError`` for another step, an empty
-        path or one longer than :attr:`max_depth`)."""
+        path or one longer than :attr:`max_depth`).
+
+        Parameters
+        ----------
+        path : str | Iterable[int]
+            A path from the root: a string of ``"l"``/``"r"`` or a sequence of 0 (left) and
+            1 (right).
+        """
         if isinstance(path, str):
             text = path
         elif isinstance(path, (bytes, Mapping)) or not isinstance(path, Iterable):
@@ -138,7 +145,13 @@ class Tree(Structure):
         return text
 
     def path_vectors(self, paths: Iterable[str | Iterable[int]]) -> Any:
-        """The vectors of ``paths``, ``(n, vector_length)``: one bind per depth for all."""
+        """The vectors of ``paths``, ``(n, vector_length)``: one bind per depth for all.
+
+        Parameters
+        ----------
+        paths : Iterable[str | Iterable[int]]
+            Paths from the root, each a string of ``"l"``/``"r"`` or a sequence of 0 and 1.
+        """
         texts = [self.path(p) for p in paths]
         model, xp = self.model, self.model.xp
         depth = max(map(len, texts))
@@ -158,11 +171,25 @@ class Tree(Structure):
     # -- leaves ------------------------------------------------------------------------------
     def add_leaf(self, path: str | Iterable[int], value: Any) -> None:
         """Put the leaf ``value`` (a label) at ``path``; ``ValueError`` if the path holds a
-        leaf, leads through one, or lies under another leaf's path."""
+        leaf, leads through one, or lies under another leaf's path.
+
+        Parameters
+        ----------
+        path : str | Iterable[int]
+            The leaf's path from the root (``"l"``/``"r"`` steps).
+        value : object
+            The leaf's value (a label).
+        """
         self.add_leaves({self.path(path): value})
 
     def add_leaves(self, leaves: Mapping[Any, Any] | Iterable[tuple[Any, Any]]) -> None:
-        """Add many leaves ``{path: value}`` (or ``(path, value)`` pairs) at once."""
+        """Add many leaves ``{path: value}`` (or ``(path, value)`` pairs) at once.
+
+        Parameters
+        ----------
+        leaves : Mapping[object, object] | Iterable[tuple[object, object]]
+            ``{path: value}``, or ``(path, value)`` pairs.
+        """
         pairs = list(leaves.items()) if isinstance(leaves, Mapping) else list(leaves)
         new: dict[str, Any] = {}
         for entry in pairs:
@@ -207,7 +234,13 @@ class Tree(Structure):
 
     def remove_leaf(self, path: str | Iterable[int]) -> Any:
         """Take the leaf at ``path`` away (exactly) and return its value; ``ValueError`` if
-        there is none."""
+        there is none.
+
+        Parameters
+        ----------
+        path : str | Iterable[int]
+            The leaf's path from the root (``"l"``/``"r"`` steps).
+        """
         text = self.path(path)
         if text not in self._leaves:
             raise ValueError(f"no leaf at the path {text!r}")
@@ -247,7 +280,16 @@ class Tree(Structure):
         values of the leaves) to ``unbind(vector, path)``, all paths in one similarity
         matrix. A path without a leaf gives noise: an unrelated value of low similarity.
         Each value is right with the probability :meth:`expected_accuracy`
-        (``holovec.capacity.accuracy(..., query="lookup")``)."""
+        (``holovec.capacity.accuracy(..., query="lookup")``).
+
+        Parameters
+        ----------
+        paths : Iterable[object], optional
+            The paths to read; ``None`` for every leaf's path.
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The values to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the leaves' values.
+        """
         texts = list(self._leaves) if paths is None else [self.path(p) for p in paths]
         if not texts:
             return {}
@@ -264,7 +306,16 @@ class Tree(Structure):
     def get(self, path: str | Iterable[int], candidates: Iterable[Any] | SymbolCodebook | None = None) -> Any:
         """The value of the leaf at ``path``, read from the vector among ``candidates``
         (default: the leaves' values; :meth:`decode`, right with the probability
-        :meth:`expected_accuracy`); ``ValueError`` if the path holds no leaf."""
+        :meth:`expected_accuracy`); ``ValueError`` if the path holds no leaf.
+
+        Parameters
+        ----------
+        path : str | Iterable[int]
+            The leaf's path from the root (``"l"``/``"r"`` steps).
+        candidates : Iterable[object] | SymbolCodebook, optional
+            The values to clean up among (a list or a
+            :class:`~holovec.encoders.SymbolCodebook`); ``None`` for the leaves' values.
+        """
         text = self.path(path)
         if text not in self._leaves:
             shown = ", ".join(map(repr, list(self._leaves)[:10]))
@@ -275,14 +326,28 @@ class Tree(Structure):
     def expected_accuracy(self, n_candidates: int | None = None) -> float:
         """The planner's probability that one leaf reads right at this size: ``k`` leaves
         bound to their paths, cleaned up among ``n_candidates`` values (default: the
-        distinct values of the leaves), ``holovec.capacity.accuracy(..., query="lookup")``."""
+        distinct values of the leaves), ``holovec.capacity.accuracy(..., query="lookup")``.
+
+        Parameters
+        ----------
+        n_candidates : int, optional
+            Number of values to plan for; ``None`` for the leaves' distinct values.
+        """
         n = n_candidates_or(n_candidates, len(distinct(self.values, self._leaves.values())))
         return planned_accuracy(self.model, n, len(self), "lookup")
 
     def capacity(self, accuracy: float = 0.99, n_candidates: int | None = None) -> int:
         """The most leaves read right with probability ``accuracy`` each at this dimension,
         among ``n_candidates`` values (default: the leaves' distinct values;
-        ``holovec.capacity.max_items(..., query="lookup")``)."""
+        ``holovec.capacity.max_items(..., query="lookup")``).
+
+        Parameters
+        ----------
+        accuracy : float, optional
+            Probability with which each item must read right.
+        n_candidates : int, optional
+            Number of values to plan for; ``None`` for the leaves' distinct values.
+        """
         n = n_candidates_or(n_candidates, len(distinct(self.values, self._leaves.values())))
         return planned_capacity(self.model, n, accuracy, "lookup")
 

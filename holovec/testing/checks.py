@@ -262,7 +262,15 @@ def model_checks() -> list[Callable[[VSAModel], None]]:
 
 def check_reproducible_across_backends(model: VSAModel, other: VSAModel) -> None:
     """The same seeds give the same vectors on two backends: bit-identical for discrete
-    models, to 1e-6 (times a small factor for derived operations) for continuous ones."""
+    models, to 1e-6 (times a small factor for derived operations) for continuous ones.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model checked.
+    other : VSAModel
+        The same model on another backend.
+    """
     for seed in (0, 7):
         x, y = as_numpy(model, model.random(5, seed=seed)), as_numpy(other, other.random(5, seed=seed))
         if is_floating(model):

@@ -35,7 +35,15 @@ def _optional(model: VSAModel, make: Any) -> Any:
 
 def check_flags_match_behaviour(model: VSAModel, seed: int = 1) -> None:
     """Each flag is what the model does, measured on 16 pairs of random vectors: exact
-    inverse, commutativity, self-inverse and whether binding commutes with permutation."""
+    inverse, commutativity, self-inverse and whether binding commutes with permutation.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     a, b = model.random(16, seed=seed), model.random(16, seed=seed + 1)
     round_trip = as_numpy(model, model.similarity(model.unbind(model.bind(a, b), b), a))
     assert (round_trip.min() > 1 - 1e-4) == model.is_exact_inverse, (
@@ -62,7 +70,15 @@ def check_bind_inverse(model: VSAModel, seed: int = 1) -> None:
     """Exact inverses give the left operand back (bit for bit for discrete models);
     ``unbind(c, b)`` is ``bind(c, inverse(b))``; a self-inverse model's inverse is the vector
     itself, and binding twice with ``b`` returns ``a`` exactly where (and only where) it is
-    self-inverse."""
+    self-inverse.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     a, b = model.random(seed=seed), model.random(seed=seed + 1)
     c = model.bind(a, b)
     recovered = model.unbind(c, b)
@@ -87,7 +103,15 @@ def check_bind_inverse(model: VSAModel, seed: int = 1) -> None:
 
 def check_identity(model: VSAModel, seed: int = 1) -> None:
     """``identity()`` is one vector of the model's dtype, neutral on the right (and on the
-    left where binding commutes), and its own inverse."""
+    left where binding commutes), and its own inverse.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     e = _optional(model, model.identity)
     if e is None:
         return
@@ -103,7 +127,15 @@ def check_identity(model: VSAModel, seed: int = 1) -> None:
 def check_commutativity(model: VSAModel, seed: int = 1) -> None:
     """Commutative models give ``bind(a, b) == bind(b, a)``; the others a dissimilar vector,
     from which ``unbind`` recovers the LEFT operand given the right one, not the other way
-    round."""
+    round.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     a, b = model.random(16, seed=seed), model.random(16, seed=seed + 1)
     ab, ba = model.bind(a, b), model.bind(b, a)
     if model.is_commutative:
@@ -118,7 +150,15 @@ def check_binding_preserves_similarity(model: VSAModel, seed: int = 1) -> None:
     """Binding both vectors with the same key keeps their similarity: exactly (an isometry)
     where binding is an exact inverse, to ``3.2 / sqrt(dim)`` (0.1 at 1,024) where it is an
     approximate one; on either side where binding commutes. A binding without an inverse
-    (CDT's thinned OR) states no such law."""
+    (CDT's thinned OR) states no such law.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     if _optional(model, model.identity) is None:
         return
     a, other, key = model.random(16, seed=seed), model.random(16, seed=seed + 1), model.random(seed=seed + 2)
@@ -139,7 +179,15 @@ SHIFTS = (0, 1, -1, 5, -7, 31, 1001, -3001)
 
 def check_permute_laws(model: VSAModel, seed: int = 1) -> None:
     """``permute(-k)`` undoes ``permute(k)`` for every shift, shifts compose, a batch is
-    permuted row by row, and a permuted key of an exact model is still an exact key."""
+    permuted row by row, and a permuted key of an exact model is still an exact key.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     x = model.random(seed=seed)
     for shift in SHIFTS:
         p = model.permute(x, shift)
@@ -159,7 +207,15 @@ def check_permute_laws(model: VSAModel, seed: int = 1) -> None:
 
 def check_bundle_shapes(model: VSAModel, seed: int = 1) -> None:
     """A bundle of a list equals the bundle of the stacked array; items on axis 0 and batch
-    axes after it give one bundle per batch entry."""
+    axes after it give one bundle per batch entry.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     items = model.random(15, seed=seed)
     from_list = model.bundle([items[i] for i in range(5)])
     assert_close(model, from_list, model.bundle(items[:5]), "bundle of a list and of an array", atol=EXACT)
@@ -174,7 +230,15 @@ def check_bundle_shapes(model: VSAModel, seed: int = 1) -> None:
 
 def check_broadcasting(model: VSAModel, seed: int = 1) -> None:
     """Binding one vector with a batch is row-by-row binding (either side), and unbinding
-    the batch gives the vector back on every row where the inverse is exact."""
+    the batch gives the vector back on every row where the inverse is exact.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     a, B = model.random(seed=seed), model.random(6, seed=seed + 1)
     for got, what in ((model.bind(a, B), "bind(a, B)"), (model.bind(B, a), "bind(B, a)")):
         assert tuple(got.shape) == (6, model.vector_length), f"{what} has shape {tuple(got.shape)}"
@@ -191,7 +255,15 @@ def check_broadcasting(model: VSAModel, seed: int = 1) -> None:
 def check_similarity_shapes(model: VSAModel, seed: int = 1) -> None:
     """A batch against one vector gives one score a row, either way round; two vectors a
     0-d array of the backend that formats like a float; outer batches broadcast; and the
-    similarity is symmetric."""
+    similarity is symmetric.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     a, b = model.random(seed=seed), model.random(seed=seed + 1)
     B = model.random(7, seed=seed + 2)
     s = as_numpy(model, model.similarity(B, a))
@@ -218,7 +290,15 @@ def check_similarity_shapes(model: VSAModel, seed: int = 1) -> None:
 def check_similarity_matrix_chunks(model: VSAModel, seed: int = 1) -> None:
     """``similarity_matrix`` is the brute-force ``similarity`` of every pair, whatever the
     chunk size (one chunk, dividing the items or not, all of them), keeps the queries'
-    batch axes, and gives one row for one query vector."""
+    batch axes, and gives one row for one query vector.
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     Q, B = model.random(5, seed=seed), model.random(10, seed=seed + 1)
     brute = as_numpy(model, model.similarity(Q[:, None, :], B[None, :, :]))
     Qb = model.xp.reshape(model.random(6, seed=seed + 2), (2, 3, model.vector_length))
@@ -236,7 +316,15 @@ def check_similarity_matrix_chunks(model: VSAModel, seed: int = 1) -> None:
 
 def check_normalize(model: VSAModel, seed: int = 1) -> None:
     """``normalize`` of a bundle's raw sum gives vectors of the model's dtype that it keeps
-    as they are (idempotent)."""
+    as they are (idempotent).
+
+    Parameters
+    ----------
+    model : VSAModel
+        The model whose laws are checked.
+    seed : int, optional
+        The seed of the random vectors the check draws.
+    """
     if model.packed:  # a sum of packed bytes is no vector; the unpacked twin is checked
         return
     X = model.random(5, seed=seed)

@@ -26,7 +26,15 @@ ANY_MODEL_DIM = 256
 
 
 class ModelVariant(NamedTuple):
-    """A model name and its options: ``name, options = variant`` unpacks it."""
+    """A model name and its options: ``name, options = variant`` unpacks it.
+
+    Parameters
+    ----------
+    name : str
+        The registered model name.
+    options : dict[str, object]
+        The options of ``VSA.create``.
+    """
 
     name: str
     options: dict[str, Any]
@@ -37,7 +45,17 @@ class ModelVariant(NamedTuple):
         return self.name + "".join(f"-{key}={value}" for key, value in self.options.items())
 
     def create(self, dim: int = ANY_MODEL_DIM, backend: Any = "numpy", **kwargs: Any) -> VSAModel:
-        """The model of this variant (``VSA.create(name, dim, backend=..., **options)``)."""
+        """The model of this variant (``VSA.create(name, dim, backend=..., **options)``).
+
+        Parameters
+        ----------
+        dim : int, optional
+            The dimension (one every variant accepts by default).
+        backend : str or Backend, optional
+            The backend.
+        **kwargs : object
+            More arguments of ``VSA.create`` (``seed``, ``device``, ...).
+        """
         return VSA.create(self.name, dim=dim, backend=backend, **self.options, **kwargs)
 
 
@@ -89,6 +107,13 @@ def model_variants(models: Iterable[str | type] | None = None, *, choices: bool 
     ['BSC', 'BSC-packed=True', 'BSDC-SEG', 'BSDC-SEG-thinning=vote']
     >>> [v.id for v in model_variants(["BSDC-SEG"], choices=False)]
     ['BSDC-SEG']
+
+    Parameters
+    ----------
+    models : Iterable[str | type], optional
+        Names or classes of registered models; ``None`` for all.
+    choices : bool, optional
+        Whether options with named choices get a variant per choice.
     """
     out: list[ModelVariant] = []
     for model in VSA.available_models() if models is None else models:

@@ -1,4 +1,4 @@
-"""Fuzz the search engines: the packed Hamming search (``Backend.hamming_top_k`` on every
+"""Fuzz the search engines: the packed Hamming search (``kernels.hamming_top_k`` on every
 backend, and the ``ItemStore`` top-k of BSC codebooks, packed or not), the Dask backend
 (any chunking of items and queries, chunks of unknown size) and JAX codebooks split by rows
 (``shard_rows``, searched by the sharded program).
@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import backend_param
-from holovec import VSA
+from holovec import VSA, kernels
 from holovec.retrieval import Codebook, ItemStore, cleanup, search
 
 DIM = 64
@@ -81,7 +81,6 @@ def hamming_reference(queries: np.ndarray, items: np.ndarray, k: int):
 def test_hamming_top_k_refuses_or_finds_the_nearest(backend, data, k):
     """Any ``k``, width, dtype, shape or ``n_bits``: a clear error, or the nearest items of
     a stable sort of all distances (on the backend's kernel and on the default one)."""
-    from holovec.backends.base import Backend
 
     be = model_of("BSC", backend).backend
     # (few shapes: JAX compiles the default kernel for each)
@@ -106,13 +105,13 @@ def test_hamming_top_k_refuses_or_finds_the_nearest(backend, data, k):
         it = be.from_numpy(items[None])
     elif how == "numpy":
         q, how = (queries, how) if backend != "numpy" else (q, "as-is")
-    ok, found = outcome(lambda: be.hamming_top_k(q, it, bits, k))
+    ok, found = outcome(lambda: kernels.hamming_top_k(be, q, it, bits, k))
     valid = how == "as-is" and is_count(k) and bits == n_bits and not isinstance(bits, bool) and n > 0
     assert ok == valid, f"hamming_top_k({how}, n_bits={bits!r}, k={k!r}, {n} items): {found!r}"
     if not ok:
         return
     want_d, want_i = hamming_reference(queries, items, min(int(k), n))
-    default = Backend._hamming_top_k(be, q, it, n_bits, min(int(k), n))  # the kernel of no backend
+    default = kernels.hamming_search(be, q, it, n_bits, min(int(k), n))  # the kernel of no backend
     for d, i in (found, default):
         np.testing.assert_array_equal(be.to_numpy(d), want_d)
         np.testing.assert_array_equal(be.to_numpy(i), want_i)
@@ -308,7 +307,7 @@ def test_dask_search_of_any_chunking(name, data, k):
     "'Missing dependency'; 0 queries: FHRR/HRR similarity_matrix 'zero-size array to "
     "reduction operation maximum'; unknown chunks: 'cannot convert float NaN to integer' "
     "(store._partitioned, similarity_matrix), 'float object cannot be interpreted as an "
-    "integer' (Codebook), HRR 'cannot broadcast shape (nan, 64)' (Backend.vecdot)",
+    "integer' (Codebook), HRR 'cannot broadcast shape (nan, 64)' (kernels.vecdot)",
 )
 @KNOWN_FAILURES
 @given(name=dask_models, data=st.data(), k=ks)
@@ -331,7 +330,7 @@ def one_device_is_a_split(monkeypatch):
     import jax
 
     from holovec.backends.jax_backend import JaxBackend
-    from holovec.backends.kernels import jax_sharded
+    from holovec.kernels import jax_sharded
 
     def row_axes(x):
         sharding = getattr(x, "sharding", None)

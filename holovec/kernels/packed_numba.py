@@ -1,4 +1,4 @@
-"""numba kernels for :mod:`holovec.backends.kernels.packed_search` (imported only where numba is installed).
+"""numba kernels for :mod:`holovec.kernels.packed_search` (imported only where numba is installed).
 
 XOR + popcount over uint64 words (LLVM's ``ctpop``: ``vpopcntq`` on CPUs with AVX-512
 VPOPCNTDQ, ``popcnt`` elsewhere), items in blocks that stay in the L1/L2 cache while every
@@ -20,7 +20,7 @@ try:
     import numba
     from numba import types
     from numba.extending import intrinsic
-except ImportError:  # numba is optional: holovec.backends.kernels.packed_search then uses NumPy
+except ImportError:  # numba is optional: holovec.kernels.packed_search then uses NumPy
     numba = None
 
 if numba is not None:

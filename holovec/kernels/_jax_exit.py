@@ -1,7 +1,8 @@
 """JAX programs that call back into Python finish before the interpreter does.
 
 On the CPU, holovec's compiled draws take their random words from NumPy's Philox through a
-host callback (``JaxBackend.philox_words_of``). JAX dispatches programs asynchronously, so
+host callback (the JAX version of :func:`holovec.kernels.draws.philox_words_of`). JAX
+dispatches programs asynchronously, so
 such a program may still be queued when a script ends. If its callback starts while the
 interpreter finalises, the XLA thread running it cannot take the GIL, CPython unwinds it,
 and the unwinding releases a GIL it never held: "Fatal Python error: PyGILState_Release",

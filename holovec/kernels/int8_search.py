@@ -1,6 +1,6 @@
 """Exact Hamming top-k on an accelerator: the tensor cores' int8 product.
 
-The kernel of :meth:`holovec.backends.Backend.hamming_top_k` for torch and JAX arrays off
+The kernel of :func:`holovec.kernels.hamming.hamming_top_k` for torch and JAX arrays off
 the CPU (a GPU), where a popcount loop is far from the device's limit and an integer
 matrix product is its fastest operation. For bits ``a``, ``b`` of ``n`` bits as +-1
 values, ``<a, b> = n - 2 * hamming(a, b)``, exactly, in int32. So:
@@ -17,7 +17,7 @@ values, ``<a, b> = n - 2 * hamming(a, b)``, exactly, in int32. So:
 
 The padding bits (past ``n_bits``, zero on both sides) unpack to +1 on both sides and add
 one to every dot product each: ``hamming = (8 * n_bytes - dots) / 2`` counts them as
-agreeing. The result equals the host kernels' (:mod:`holovec.backends.kernels.packed_search`) bit for bit.
+agreeing. The result equals the host kernels' (:mod:`holovec.kernels.packed_search`) bit for bit.
 """
 
 from __future__ import annotations

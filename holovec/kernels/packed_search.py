@@ -1,6 +1,6 @@
 """Exact Hamming top-k over bit-packed vectors on the host CPU, with a fused running top-k.
 
-The kernels behind :meth:`holovec.backends.Backend.hamming_top_k` for arrays in host
+The kernels behind :func:`holovec.kernels.hamming.hamming_top_k` for arrays in host
 memory (NumPy, and torch on the CPU through a zero-copy view). Queries and items are
 uint8 rows of whole 64-bit words (``n_bytes % 8 == 0``) whose padding bits are zero; the
 result is, for each query, the ``k`` smallest Hamming distances and their item indices,
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..host import thread_pool, usable_cores
+from ..backends.host import thread_pool, usable_cores
 
 __all__ = ["accelerator", "engine", "hamming_top_k"]
 

@@ -16,9 +16,8 @@ from typing import Any
 import dask
 import numpy as np
 
-from ..numpy_backend import NumpyBackend
-
-_NUMPY = NumpyBackend()
+from ._dispatch import NUMPY
+from .top_k import merge_top_k
 
 #: a chunk may take at most this share of a worker's memory limit: the search needs the
 #: chunk and its temporaries, and Dask pauses a worker at 80% of its limit
@@ -35,7 +34,7 @@ def _local_top_k(
 
 def _merge(low: tuple, high: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Candidates of two consecutive row ranges, merged (equal scores: ``low``'s first)."""
-    return _NUMPY.merge_top_k(low, high, k)
+    return merge_top_k(NUMPY, low, high, k)
 
 
 def worker_memory_limits() -> list[int] | None:

@@ -6,13 +6,13 @@ held costs what is held, so ``n`` single appends cost ``O(n^2)``; the buffer ins
 spare capacity, doubled when it runs out, and writes new rows into it: amortised
 ``O(rows added)`` per append, ``O(log n)`` reallocations for ``n`` appends.
 
-How a write is made in place is the backend's (:meth:`Backend.write_rows`): slice
+How a write is made in place is the backend's (:func:`~holovec.kernels.rows.write_rows`): slice
 assignment for NumPy and torch; for JAX, whose arrays are immutable, one compiled program
 that updates a donated buffer (rows padded to a power of two, capacities powers of two, so
 that few programs compile). Dask arrays are lazy task graphs, not memory: there the buffer
 keeps the appended blocks, merging the last two while the one before is less than twice
 the last (so at most ``log2(n) + 1`` blocks, each row merged ``O(log n)`` times), and
-joins them lazily when read (:meth:`Backend.join_rows`, which also merges small chunks).
+joins them lazily when read (:func:`~holovec.kernels.rows.join_rows`, which also merges small chunks).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .base import Backend
-from .shapes import row_class
+from ..backends.base import Backend
+from ..backends.shapes import row_class
+from .rows import join_rows, write_rows, writes_rows
 
 __all__ = ["RowBuffer"]
 
@@ -50,7 +51,7 @@ class RowBuffer:
     --------
     >>> import numpy as np
     >>> from holovec.backends import get_backend
-    >>> from holovec.backends.growth import RowBuffer
+    >>> from holovec.kernels.growth import RowBuffer
     >>> buffer = RowBuffer(get_backend("numpy"))
     >>> for i in range(5):
     ...     buffer.append(np.full((1, 3), i, dtype=np.float32))
@@ -87,7 +88,7 @@ class RowBuffer:
     @property
     def capacity(self) -> int:
         """Rows the buffer holds before it grows again."""
-        if not self.backend.writes_rows:
+        if not writes_rows(self.backend):
             return self._n
         return 0 if self._buffer is None else int(self._buffer.shape[0])
 
@@ -99,10 +100,10 @@ class RowBuffer:
         if self._rows is None:
             if self.row_shape is None:
                 raise ValueError("the buffer is empty and has no row shape yet: append rows first")
-            if not self.backend.writes_rows:
+            if not writes_rows(self.backend):
                 # the blocks stay as they are: a join kept as a block would be copied again
                 # by every later merge of a block into it
-                self._rows = self.backend.join_rows(self._blocks) if self._blocks else self._zeros(0)
+                self._rows = join_rows(self.backend, self._blocks) if self._blocks else self._zeros(0)
             elif self._buffer is None:
                 self._rows = self._zeros(0)
             elif self._buffer.shape[0] == self._n:
@@ -126,12 +127,12 @@ class RowBuffer:
         k = int(rows.shape[0])
         if k == 0:
             return
-        if not self.backend.writes_rows:
+        if not writes_rows(self.backend):
             self._append_block(rows, k)
         else:
             if self._n + k > self.capacity:
                 self._grow(self._n + k)
-            self._buffer = self.backend.write_rows(self._buffer, self._n, rows)
+            self._buffer = write_rows(self.backend, self._buffer, self._n, rows)
         self._n += k
         self._rows = None
 
@@ -157,12 +158,12 @@ class RowBuffer:
             if host.size and (int(host.min()) < 0 or int(host.max()) >= self._n):
                 bad = host[(host < 0) | (host >= self._n)][0]
                 raise IndexError(f"row {int(bad)} is outside the {self._n} rows held")
-            if host.size and not backend.writes_rows and len(self._blocks) > 1:
+            if host.size and not writes_rows(backend) and len(self._blocks) > 1:
                 out = self._take_from_blocks(host)
                 return out if len(shape) == 1 else xp.reshape(out, (*shape, *self.shape[1:]))
             flat = backend.asarray(np.ascontiguousarray(host, dtype=np.int32))
         row_shape = self.shape[1:]
-        source = self._buffer if backend.writes_rows else self.rows
+        source = self._buffer if writes_rows(backend) else self.rows
         if source is None:  # nothing held, and no index asked for
             return xp.reshape(self._zeros(0), (*shape, *row_shape))
         out = xp.take(source, flat, axis=0)
@@ -214,7 +215,7 @@ class RowBuffer:
     def _adopt(self, rows: Any) -> None:
         self._check(rows)
         self._n = int(rows.shape[0])
-        if self.backend.writes_rows:
+        if writes_rows(self.backend):
             self._buffer = rows  # full: the first append copies it, never writes into it
         elif self._n:
             self._blocks, self._sizes = [rows], [self._n]
@@ -246,7 +247,7 @@ class RowBuffer:
         # of two, after the first growth) is one of few, where its filled part's would be new
         # for every length; and no third array besides the two buffers
         old, self._buffer = self._buffer, None
-        self._buffer = self.backend.write_rows(self._zeros(capacity), 0, old)
+        self._buffer = write_rows(self.backend, self._zeros(capacity), 0, old)
         self.reallocations += 1
 
     def _append_block(self, rows: Any, k: int) -> None:
@@ -255,7 +256,7 @@ class RowBuffer:
         sizes.append(k)
         # each block at least twice the next: at most log2(n) + 1 blocks
         while len(sizes) > 1 and sizes[-2] < 2 * sizes[-1]:
-            blocks[-2:] = [self.backend.join_rows(blocks[-2:])]
+            blocks[-2:] = [join_rows(self.backend, blocks[-2:])]
             sizes[-2:] = [sizes[-2] + sizes[-1]]
             self.reallocations += 1
 
@@ -264,14 +265,14 @@ class RowBuffer:
         # (and the backend by name: a framework's module does not pickle)
         state = dict(self.__dict__)
         rows = self.rows if self.row_shape is not None else None
-        if rows is not None and self.backend.writes_rows and self._n < self.capacity:
+        if rows is not None and writes_rows(self.backend) and self._n < self.capacity:
             rows = self.backend.xp.asarray(rows, copy=True)  # a view would take its base along
         backend = (self.backend.name, self.backend.device_name)
         state.update(backend=backend, _buffer=None, _blocks=[], _sizes=[], _rows=None, _n=0, _saved_rows=rows)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        from . import get_backend
+        from ..backends import get_backend
 
         rows = state.pop("_saved_rows", None)
         self.__dict__.update(state)
