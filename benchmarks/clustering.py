@@ -62,7 +62,7 @@ def run(settings: Settings, backends: list[str]) -> list[Row]:
             if name not in theirs:
                 theirs[name] = _fits(lambda s, k=k, X=X: KMeans(k, random_state=s).fit(X).labels_, seeds, y)
             ours = _fits(
-                lambda s, k=k, X=X, b=backend: HDKMeans(k, dim=dim, seed=s, backend=b).fit(X).labels_,
+                lambda s, k=k, X=X, b=backend: HDKMeans(k, dim=dim, random_state=s, backend=b).fit(X).labels_,
                 seeds, y,
             )  # fmt: skip
             row = Row(

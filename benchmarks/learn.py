@@ -404,7 +404,7 @@ def _encodings(split: tuple[np.ndarray, ...], dim: int, seed: int) -> tuple[np.n
     from holovec.learn import HDEncoder
 
     backend = "torch" if "torch" in available_backends() else "numpy"
-    enc = HDEncoder(model="MAP", dim=dim, seed=seed, backend=backend).fit(split[0])
+    enc = HDEncoder(model="MAP", dim=dim, random_state=seed, backend=backend).fit(split[0])
     to_numpy = enc.model_.backend.to_numpy
     return np.asarray(to_numpy(enc.transform(split[0]))), np.asarray(to_numpy(enc.transform(split[1])))
 
@@ -667,7 +667,7 @@ def _warm_up(backend: str) -> None:
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(64, 4)), np.arange(64) % 2
-    AdaptHDClassifier(dim=256, epochs=1, backend=backend, seed=0).fit(X, y).predict(X)
+    AdaptHDClassifier(dim=256, epochs=1, backend=backend, random_state=0).fit(X, y).predict(X)
 
 
 def title_note(rows: Sequence[Row], backend: str) -> str:

@@ -7,12 +7,12 @@ default 10,000; ``--quick``: 2,000; seed 0; ``METHODS``: the values encoding wit
 centroid and ridge classifiers, MiniROCKET's features (``features="minirocket"``, time
 bandwidth 0) and HDC-MiniROCKET (bandwidth 4) with the ridge classifier, and
 HDC-MiniROCKET on HRR with MiniROCKET's own classifier, as its paper) is timed fit +
-predict on the test split, encoding included, and its test accuracy kept. The reference is aeon's ``MiniRocket``
-(``random_state=0``) + ``StandardScaler(with_mean=False)`` + ``RidgeClassifierCV`` over 10
-alphas, the configuration of MiniROCKET's paper, on series padded to equal length by
-aeon's ``Padder`` where they are ragged; it runs once (on NumPy, numba) and is shown in
-every table. Info lines give the accuracies and the issue's goal: the best holovec method
-within 0.02 of MiniROCKET on each set.
+predict on the test split, encoding included, and its test accuracy kept. The reference is
+aeon's ``MiniRocket`` (``random_state=0``) + ``StandardScaler(with_mean=False)`` +
+``RidgeClassifierCV`` over 10 alphas, the configuration of MiniROCKET's paper, on series
+padded to equal length by aeon's ``Padder`` where they are ragged; it runs once (on NumPy,
+numba) and is shown in every table. Info lines give the accuracies and the issue's goal: the
+best holovec method within 0.02 of MiniROCKET on each set.
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ def _load(name: str) -> tuple[Any, Any, Any, Any]:
     return (*load_classification(name, split="train"), *load_classification(name, split="test"))
 
 
-def _minirocket(settings: Settings, X_train: Any, y_train: Any, X_test: Any, y_test: Any) -> tuple[Timing, float]:
+def _minirocket(
+    settings: Settings, X_train: Any, y_train: Any, X_test: Any, y_test: Any
+) -> tuple[Timing, float]:
     import numpy as np
     from aeon.transformations.collection.convolution_based import MiniRocket
     from aeon.transformations.collection.unequal_length import Padder
@@ -97,11 +99,14 @@ def run(settings: Settings, backends: list[str]) -> list[Row]:
 
 
 def _rows(
-    settings: Settings, backend: str, dim: int, name: str, split: tuple[Any, ...], reference: tuple[Timing, float]
+    settings: Settings,
+    backend: str,
+    dim: int,
+    name: str,
+    split: tuple[Any, ...],
+    reference: tuple[Timing, float],
 ) -> list[Row]:
     import numpy as np
-
-    import holovec.learn
 
     X_train, y_train, X_test, y_test = split
     wait = waiter(backend)
@@ -109,13 +114,17 @@ def _rows(
     for key, label, classifier, params in METHODS:
         predicted: list[Any] = []
 
-        def fit_predict(classifier: str = classifier, params: dict[str, Any] = params) -> Any:
+        def fit_predict(
+            classifier: str = classifier, params: dict[str, Any] = params, predicted: list[Any] = predicted
+        ) -> Any:
             clf = _classifier(classifier, params, dim, backend)
             predicted[:] = [clf.fit(X_train, y_train).predict(X_test)]
             return predicted[0]
 
         model = params.get("model", "FHRR")
-        row = Row("timeseries", backend, model, f"{name}-{key}", f"{name}: {label}", baseline_name="MiniROCKET")
+        row = Row(
+            "timeseries", backend, model, f"{name}-{key}", f"{name}: {label}", baseline_name="MiniROCKET"
+        )
         row.times["holovec"], row.times["baseline"] = settings.measure(fit_predict, wait), reference[0]
         accuracy = float(np.mean(np.asarray(predicted[0]) == y_test))
         best = max(best, accuracy)
@@ -141,7 +150,7 @@ def _classifier(name: str, params: dict[str, Any], dim: int, backend: str) -> An
 
     if params.get("features") == "minirocket":
         dim = dim // 84 * 84
-    encoder = holovec.learn.TimeSeriesEncoder(dim=dim, seed=0, backend=backend, **params)
+    encoder = holovec.learn.TimeSeriesEncoder(dim=dim, random_state=0, backend=backend, **params)
     if name == "paper":
         alphas = np.logspace(-3, 3, 10)
         return make_pipeline(encoder, StandardScaler(with_mean=False), RidgeClassifierCV(alphas=alphas))

@@ -61,7 +61,9 @@ epochs = [0, 1, 2, 3, 4, 6, 8]
 curves = {}
 for name, learner in [("AdaptHD", AdaptHDClassifier), ("OnlineHD", OnlineHDClassifier)]:
     curves[name] = [
-        learner(dim=2000, encoder="precomputed", epochs=k, random_state=0).fit(H_train, y_train).score(H_test, y_test)
+        learner(dim=2000, encoder="precomputed", epochs=k, random_state=0)
+        .fit(H_train, y_train)
+        .score(H_test, y_test)
         for k in epochs
     ]
 print("epochs    " + "".join(f"{k:6d}" for k in epochs))
@@ -100,7 +102,9 @@ print(f"ridge read-out: test accuracy {accuracy['ridge']:.3f}")
 # vectors after training and predicts by the model's similarity (Hamming distance on
 # BSC's packed bits): what fits small hardware, at a cost in accuracy.
 for binarize in (False, True):
-    clf = AdaptHDClassifier("MAP", dim=2000, epochs=5, binarize=binarize, random_state=0).fit(X_train, y_train)
+    clf = AdaptHDClassifier("MAP", dim=2000, epochs=5, binarize=binarize, random_state=0).fit(
+        X_train, y_train
+    )
     accuracy[f"MAP, binarize={binarize}"] = clf.score(X_test, y_test)
     print(
         f"AdaptHD on MAP, binarize={binarize!s:5s}: test accuracy {accuracy[f'MAP, binarize={binarize}']:.3f}"

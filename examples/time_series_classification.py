@@ -30,8 +30,11 @@ from holovec.learn import CentroidClassifier, RidgeHDClassifier, TimeSeriesEncod
 
 DIM = 4000
 SETS = ("GunPoint", "JapaneseVowels", "BasicMotions")
-data = {name: (*load_classification(name, split="train"), *load_classification(name, split="test")) for name in SETS}
-for name, (X_train, y_train, X_test, y_test) in data.items():
+data = {
+    name: (*load_classification(name, split="train"), *load_classification(name, split="test"))
+    for name in SETS
+}
+for name, (X_train, y_train, X_test, _) in data.items():
     lengths = sorted({x.shape[-1] for x in X_train})
     shape = f"{len(X_train)} x {X_train[0].shape[0]} channels x {lengths[0]}" + (
         f"..{lengths[-1]} steps" if len(lengths) > 1 else " steps"
@@ -81,8 +84,12 @@ def minirocket(X_train, y_train, X_test, y_test):
 
 
 methods = {
-    "TimeSeriesEncoder + centroid": lambda: CentroidClassifier(encoder=TimeSeriesEncoder(dim=DIM, random_state=0)),
-    "TimeSeriesEncoder + ridge": lambda: RidgeHDClassifier(encoder=TimeSeriesEncoder(dim=DIM, random_state=0)),
+    "TimeSeriesEncoder + centroid": lambda: CentroidClassifier(
+        encoder=TimeSeriesEncoder(dim=DIM, random_state=0)
+    ),
+    "TimeSeriesEncoder + ridge": lambda: RidgeHDClassifier(
+        encoder=TimeSeriesEncoder(dim=DIM, random_state=0)
+    ),
     "HDC-MiniROCKET + ridge": lambda: RidgeHDClassifier(
         encoder=TimeSeriesEncoder(features="minirocket", time_bandwidth=4.0, random_state=0)
     ),

@@ -345,8 +345,8 @@ def test_centroid_classifier_on_dask_input():
     X = rng.normal(size=(400, 4))
     y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
     Xd, yd = da.from_array(X, chunks=(64, -1)), da.from_array(y, chunks=64)
-    clf = CentroidClassifier(model="MAP", dim=128, backend="dask", seed=1).fit(Xd, yd)
-    ref = CentroidClassifier(model="MAP", dim=128, backend="numpy", seed=1).fit(X, y)
+    clf = CentroidClassifier(model="MAP", dim=128, backend="dask", random_state=1).fit(Xd, yd)
+    ref = CentroidClassifier(model="MAP", dim=128, backend="numpy", random_state=1).fit(X, y)
     # float32 sums of 400 rows in another order (chunk sums, then their sum)
     np.testing.assert_allclose(clf.model_.to_numpy(clf.prototypes_), ref.prototypes_, atol=1e-4)
     np.testing.assert_array_equal(clf.predict(Xd), ref.predict(X))
@@ -355,8 +355,8 @@ def test_centroid_classifier_on_dask_input():
     online = OnlineHDClassifier(backend="dask", **kw).fit(Xd, yd)
     online_ref = OnlineHDClassifier(backend="numpy", **kw).fit(X, y)
     np.testing.assert_allclose(online.model_.to_numpy(online.prototypes_), online_ref.prototypes_, atol=1e-5)
-    H = HDEncoder(model="FHRR", dim=64, backend="dask", seed=1).fit(Xd).transform(Xd)
-    H0 = HDEncoder(model="FHRR", dim=64, seed=1).fit(X).transform(X)
+    H = HDEncoder(model="FHRR", dim=64, backend="dask", random_state=1).fit(Xd).transform(Xd)
+    H0 = HDEncoder(model="FHRR", dim=64, random_state=1).fit(X).transform(X)
     assert isinstance(H, da.Array) and H.chunks[0] == Xd.chunks[0]
     np.testing.assert_allclose(H.compute(), H0, atol=1e-6)
 

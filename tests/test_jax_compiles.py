@@ -79,7 +79,7 @@ def counted(fn):
 
 
 DEVICE = device_for("jax")
-SMALL = {"dim": 256, "backend": "jax", "device": DEVICE, "seed": 0, "batch_size": 64}
+SMALL = {"dim": 256, "backend": "jax", "device": DEVICE, "random_state": 0, "batch_size": 64}
 #: each estimator, made with a number of epochs (retraining learners)
 ESTIMATORS = {
     "centroid": lambda epochs: CentroidClassifier(**SMALL),

@@ -88,20 +88,24 @@ def test_backend_arrays_are_taken_where_they_are(backend, iris):
     Xtr, Xte, ytr, _ = iris
     model = VSA.create("FHRR", 8, backend, device=device_for(backend))
     to = model.backend.asarray
-    clf = AdaptHDClassifier(dim=256, epochs=2, seed=0, backend=backend, device=device_for(backend))
+    clf = AdaptHDClassifier(dim=256, epochs=2, random_state=0, backend=backend, device=device_for(backend))
     from_host = clone(clf).fit(Xtr, ytr).predict(Xte)
     on_backend = clf.fit(to(Xtr), to(ytr)).predict(to(Xte))
     np.testing.assert_array_equal(on_backend, from_host)
-    H = HDEncoder(dim=256, seed=0, backend=backend, device=device_for(backend)).fit(Xtr).transform(to(Xte))
+    H = (
+        HDEncoder(dim=256, random_state=0, backend=backend, device=device_for(backend))
+        .fit(Xtr)
+        .transform(to(Xte))
+    )
     assert model.backend.is_array(H) and tuple(H.shape) == (len(Xte), 256)
 
 
 def test_ridge_and_retraining_learn_digits():
     X, y = load_digits(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
-    centroid = CentroidClassifier(dim=2000, seed=0).fit(Xtr, ytr).score(Xte, yte)
-    adapt = AdaptHDClassifier(dim=2000, epochs=5, seed=0).fit(Xtr, ytr).score(Xte, yte)
-    ridge = RidgeHDClassifier(dim=2000, seed=0).fit(Xtr, ytr).score(Xte, yte)
+    centroid = CentroidClassifier(dim=2000, random_state=0).fit(Xtr, ytr).score(Xte, yte)
+    adapt = AdaptHDClassifier(dim=2000, epochs=5, random_state=0).fit(Xtr, ytr).score(Xte, yte)
+    ridge = RidgeHDClassifier(dim=2000, random_state=0).fit(Xtr, ytr).score(Xte, yte)
     # published: centroid about 0.90, AdaptHD about 0.95 at D=10,000; ridge as good as k-NN
     assert centroid > 0.85 and adapt > centroid and ridge > 0.95
 
@@ -109,11 +113,11 @@ def test_ridge_and_retraining_learn_digits():
 def test_labels_of_any_kind(iris):
     Xtr, Xte, ytr, yte = iris
     for mapping in (np.array(["setosa", "versicolor", "virginica"]), np.array([3, 10, 42])):
-        clf = CentroidClassifier(dim=256, seed=0).fit(Xtr, mapping[ytr])
+        clf = CentroidClassifier(dim=256, random_state=0).fit(Xtr, mapping[ytr])
         assert set(clf.predict(Xte)) <= set(mapping) and list(clf.classes_) == sorted(mapping)
         assert clf.score(Xte, mapping[yte]) > 0.75
     # non-contiguous, non-C-ordered input works too
-    clf = CentroidClassifier(dim=256, seed=0).fit(np.asfortranarray(Xtr)[::1], ytr)
+    clf = CentroidClassifier(dim=256, random_state=0).fit(np.asfortranarray(Xtr)[::1], ytr)
     np.testing.assert_array_equal(clf.predict(Xte[:, :][::-1]), clf.predict(Xte)[::-1])
 
 
@@ -125,7 +129,7 @@ def test_clear_errors(iris):
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         CentroidClassifier(dim=64).fit(bad, ytr)
-    fitted = CentroidClassifier(dim=64, seed=0).fit(Xtr, ytr)
+    fitted = CentroidClassifier(dim=64, random_state=0).fit(Xtr, ytr)
     with pytest.raises(ValueError, match="features"):
         fitted.predict(Xte[:, :3])
     with pytest.raises(ValueError, match="1 class"):
@@ -142,7 +146,7 @@ def test_clear_errors(iris):
         CentroidClassifier(encoder=StandardScaler()).fit(Xtr, ytr)
     with pytest.raises(ValueError, match="classes"):
         CentroidClassifier(dim=64).partial_fit(Xtr, ytr)
-    stream = CentroidClassifier(dim=64, seed=0).partial_fit(Xtr, ytr, classes=[0, 1, 2])
+    stream = CentroidClassifier(dim=64, random_state=0).partial_fit(Xtr, ytr, classes=[0, 1, 2])
     with pytest.raises(ValueError, match="not in classes_"):
         stream.partial_fit(Xtr, ytr + 5)
     with pytest.raises(ValueError, match="lr"):
@@ -157,24 +161,24 @@ def test_constant_training_feature_stays_finite(iris):
     Xtr[:, 2] = 1.5  # constant in training
     Xte = Xte.copy()
     Xte[:, 2] = 40.0  # far away at test time
-    enc = HDEncoder(dim=128, seed=0).fit(Xtr)
+    enc = HDEncoder(dim=128, random_state=0).fit(Xtr)
     assert enc.scale_[2] == 1.0
-    scores = CentroidClassifier(dim=128, seed=0).fit(Xtr, ytr).decision_function(Xte)
+    scores = CentroidClassifier(dim=128, random_state=0).fit(Xtr, ytr).decision_function(Xte)
     assert np.all(np.isfinite(scores))
 
 
 def test_scikit_learn_tools(iris):
     Xtr, Xte, ytr, yte = iris
     pipe = make_pipeline(
-        StandardScaler(), HDEncoder(dim=256, seed=0), CentroidClassifier(encoder="precomputed")
+        StandardScaler(), HDEncoder(dim=256, random_state=0), CentroidClassifier(encoder="precomputed")
     )
     search = GridSearchCV(pipe, {"hdencoder__dim": [128, 512]}, cv=3).fit(Xtr, ytr)
     assert search.best_score_ > 0.8 and search.score(Xte, yte) > 0.8
-    search = GridSearchCV(AdaptHDClassifier(seed=0), {"dim": [128, 256], "epochs": [1, 2]}, cv=2).fit(
+    search = GridSearchCV(AdaptHDClassifier(random_state=0), {"dim": [128, 256], "epochs": [1, 2]}, cv=2).fit(
         Xtr, ytr
     )
     assert set(search.best_params_) == {"dim", "epochs"}
-    assert cross_val_score(RidgeHDClassifier(dim=256, seed=0), Xtr, ytr, cv=3).mean() > 0.8
+    assert cross_val_score(RidgeHDClassifier(dim=256, random_state=0), Xtr, ytr, cv=3).mean() > 0.8
 
 
 @pytest.mark.parametrize("name", ["centroid", "neuralhd", "binarized-bsc"])
@@ -187,7 +191,7 @@ def test_pickled_estimators_predict_the_same(name, backend, iris):
 
 def test_partial_fit_of_the_centroid_equals_fit(iris):
     Xtr, Xte, ytr, _ = iris
-    enc = HDEncoder(dim=256, seed=0, standardize=False)
+    enc = HDEncoder(dim=256, random_state=0, standardize=False)
     full = CentroidClassifier(encoder=enc).fit(Xtr, ytr)
     stream = CentroidClassifier(encoder=enc)
     for part in np.array_split(np.arange(len(Xtr)), 4):
@@ -199,9 +203,9 @@ def test_partial_fit_of_the_centroid_equals_fit(iris):
 def test_streaming_rules_learn(iris):
     Xtr, Xte, ytr, yte = iris
     for clf in (
-        AdaptHDClassifier(dim=512, seed=0, batch_size=8),
-        OnlineHDClassifier(dim=512, seed=0, batch_size=8),
-        RegHDRegressor(dim=256, seed=0),  # (unseeded it scored 0.48 to 0.97)
+        AdaptHDClassifier(dim=512, random_state=0, batch_size=8),
+        OnlineHDClassifier(dim=512, random_state=0, batch_size=8),
+        RegHDRegressor(dim=256, random_state=0),  # (unseeded it scored 0.48 to 0.97)
     ):
         if isinstance(clf, RegHDRegressor):
             X, y = _curve()
@@ -217,9 +221,9 @@ def test_streaming_rules_learn(iris):
 
 def test_neuralhd_regenerates_dimensions(iris):
     Xtr, _, ytr, _ = iris
-    clf = NeuralHDClassifier(dim=200, epochs=4, regen_every=2, regen_rate=0.1, seed=0).fit(Xtr, ytr)
+    clf = NeuralHDClassifier(dim=200, epochs=4, regen_every=2, regen_rate=0.1, random_state=0).fit(Xtr, ytr)
     inner = clf.encoder_.encoder_
-    fresh = HDEncoder(dim=200, seed=clf.encoder_.seed_).fit(Xtr).encoder_
+    fresh = HDEncoder(dim=200, random_state=clf.encoder_.seed_).fit(Xtr).encoder_
     assert inner.regenerations == 1
     changed = np.any(np.asarray(inner.matrix) != np.asarray(fresh.matrix), axis=0)
     assert changed.sum() == 20  # ceil(0.1 * 200) dimensions redrawn
@@ -227,8 +231,8 @@ def test_neuralhd_regenerates_dimensions(iris):
 
 def test_binarized_inference_uses_the_models_vectors(iris):
     Xtr, Xte, ytr, yte = iris
-    full = CentroidClassifier(model="BSC", dim=1024, seed=0).fit(Xtr, ytr)
-    binary = CentroidClassifier(model="BSC", dim=1024, seed=0, binarize=True).fit(Xtr, ytr)
+    full = CentroidClassifier(model="BSC", dim=1024, random_state=0).fit(Xtr, ytr)
+    binary = CentroidClassifier(model="BSC", dim=1024, random_state=0, binarize=True).fit(Xtr, ytr)
     vectors = binary.class_vectors_
     binary.model_.check(vectors)
     assert set(np.unique(vectors)) <= {0, 1}
@@ -257,7 +261,7 @@ def test_text_through_an_ngram_encoder():
 def test_minibatches_bound_what_is_encoded_at_once(iris):
     Xtr, _, ytr, _ = iris
     sizes = []
-    enc = HDEncoder(dim=64, seed=0)
+    enc = HDEncoder(dim=64, random_state=0)
     original = HDEncoder.encode_checked
 
     def spy(self, rows):
@@ -304,7 +308,7 @@ def test_saved_files_are_validated(iris, tmp_path):
 
     Xtr = iris[0]
     path = tmp_path / "reg.npz"
-    RidgeHDRegressor(dim=128, seed=0).fit(Xtr, Xtr[:, 0]).save(path)
+    RidgeHDRegressor(dim=128, random_state=0).fit(Xtr, Xtr[:, 0]).save(path)
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF  # a flipped byte
     (tmp_path / "bad.npz").write_bytes(bytes(data))

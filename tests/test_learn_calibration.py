@@ -59,8 +59,8 @@ def fitted_on_digits(digits):
     """Centroid and RidgeHD classifiers (FHRR, dim 1000, seed 0) fitted on the first half."""
     X_fit, y_fit = digits[:2]
     return {
-        "Centroid": CentroidClassifier(dim=1000, seed=0).fit(X_fit, y_fit),
-        "RidgeHD": RidgeHDClassifier(dim=1000, seed=0).fit(X_fit, y_fit),
+        "Centroid": CentroidClassifier(dim=1000, random_state=0).fit(X_fit, y_fit),
+        "RidgeHD": RidgeHDClassifier(dim=1000, random_state=0).fit(X_fit, y_fit),
     }
 
 
@@ -266,7 +266,7 @@ def test_conformal_quantile_is_the_finite_sample_rank():
 def test_conformal_classifier_wraps_a_holovec_classifier(backend):
     X, y = load_iris(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.4, stratify=y, random_state=0)
-    clf = CentroidClassifier(dim=256, seed=0, backend=backend, device=device_for(backend))
+    clf = CentroidClassifier(dim=256, random_state=0, backend=backend, device=device_for(backend))
     cp = ConformalClassifier(clf, alpha=0.2, calibration_size=0.3, random_state=0).fit(X_train, y_train)
     assert cp.estimator_ is not clf and cp.classes_.tolist() == [0, 1, 2] and cp.n_features_in_ == 4
     assert len(cp.calibration_scores_) == 27  # 0.3 of 90

@@ -78,7 +78,7 @@ def test_reghd_refuses_a_step_outside_its_stable_range(lr):
 
 def test_reghd_steps_near_the_bound_stay_finite():
     X, y, _ = _data()
-    pred = RegHDRegressor(dim=256, seed=0, lr=1.9, epochs=3).fit(X, y).predict(X)
+    pred = RegHDRegressor(dim=256, random_state=0, lr=1.9, epochs=3).fit(X, y).predict(X)
     assert np.all(np.isfinite(pred)) and np.max(np.abs(pred)) < 10 * np.max(np.abs(y))
 
 
@@ -94,9 +94,9 @@ def test_an_exploding_learning_rate_is_an_error_not_nan(make, backend):
 def test_targets_beyond_the_float_range_are_refused():
     X, y, _ = _data(60)
     with pytest.raises(ValueError, match="scale the targets"):
-        RegHDRegressor(dim=128, seed=0).fit(X, y * 1e300)
+        RegHDRegressor(dim=128, random_state=0).fit(X, y * 1e300)
     with pytest.raises(TrainingDivergedError, match="scale the targets"):
-        RidgeHDRegressor(dim=128, seed=0).fit(X, y * 1e300)
+        RidgeHDRegressor(dim=128, random_state=0).fit(X, y * 1e300)
 
 
 # -- files ------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_regressors_round_trip_on_every_backend(make, backend, tmp_path):
 def test_saved_labels_come_back_equal_and_of_their_dtype(labels, tmp_path):
     X, _, t = _data(90)
     y = labels[t]
-    clf = CentroidClassifier(dim=128, seed=0).fit(X, y)
+    clf = CentroidClassifier(dim=128, random_state=0).fit(X, y)
     clf.save(tmp_path / "clf.npz")
     copy = load(tmp_path / "clf.npz")
     assert copy.classes_.dtype == clf.classes_.dtype and list(copy.classes_) == list(clf.classes_)
@@ -220,7 +220,7 @@ CRAFTED = {  # what the file changes -> what the refusal names
 @pytest.mark.parametrize("case", list(CRAFTED))
 def test_crafted_classifier_files_are_refused(case, tmp_path):
     X, _, labels = _data(60)
-    CentroidClassifier(dim=128, seed=0).fit(X, labels).save(tmp_path / "good.npz")
+    CentroidClassifier(dim=128, random_state=0).fit(X, labels).save(tmp_path / "good.npz")
     edit, words = CRAFTED[case]
     bad = _craft(tmp_path / "good.npz", tmp_path / "bad.npz", edit)
     with pytest.raises(ValueError, match=words):
@@ -239,7 +239,7 @@ REGRESSOR_CRAFTED = {
 
 def test_a_crafted_ridge_read_out_is_refused(tmp_path):
     X, _, labels = _data(60)
-    RidgeHDClassifier(dim=64, seed=0).fit(X, labels).save(tmp_path / "good.npz")
+    RidgeHDClassifier(dim=64, random_state=0).fit(X, labels).save(tmp_path / "good.npz")
 
     def two_of_three(record, arrays):  # read-outs of 2 classes for 3
         arrays["coef_"] = arrays["coef_"][:, :2]
@@ -251,7 +251,7 @@ def test_a_crafted_ridge_read_out_is_refused(tmp_path):
 @pytest.mark.parametrize("case", list(REGRESSOR_CRAFTED))
 def test_crafted_regressor_files_are_refused(case, tmp_path):
     X, y, _ = _data(60)
-    RegHDRegressor(dim=128, seed=0, epochs=1).fit(X, y).save(tmp_path / "good.npz")
+    RegHDRegressor(dim=128, random_state=0, epochs=1).fit(X, y).save(tmp_path / "good.npz")
     edit, words = REGRESSOR_CRAFTED[case]
     bad = _craft(tmp_path / "good.npz", tmp_path / "bad.npz", edit)
     with pytest.raises(ValueError, match=words):
@@ -263,7 +263,7 @@ def test_numpy_scalar_parameters_fit_and_save(tmp_path):
     save failed with "int64 is not JSON serializable")."""
     X, y, labels = _data(60)
     clf = AdaptHDClassifier(
-        dim=np.int64(128), seed=np.int64(0), epochs=np.int64(1), batch_size=np.int32(16),
+        dim=np.int64(128), random_state=np.int64(0), epochs=np.int64(1), batch_size=np.int32(16),
         lr=np.float64(0.05), cache_size=np.float32(1.0), binarize=np.False_,
     ).fit(X, labels)  # fmt: skip
     assert clf.prototypes_.dtype == np.float32  # not widened by a float64 lr
@@ -271,12 +271,14 @@ def test_numpy_scalar_parameters_fit_and_save(tmp_path):
     params = load(tmp_path / "clf.npz").get_params()
     assert params == clf.get_params()
     assert type(params["epochs"]) is int and type(params["lr"]) is float
-    reg = RegHDRegressor(dim=128, seed=0, lr=np.float64(0.2), epochs=np.int64(2)).fit(X, y)
+    reg = RegHDRegressor(dim=128, random_state=0, lr=np.float64(0.2), epochs=np.int64(2)).fit(X, y)
     assert reg.coef_.dtype == np.float32
-    search = GridSearchCV(RegHDRegressor(dim=64, seed=0), {"epochs": np.arange(1, 3)}, cv=2).fit(X, y)
+    search = GridSearchCV(RegHDRegressor(dim=64, random_state=0), {"epochs": np.arange(1, 3)}, cv=2).fit(X, y)
     assert isinstance(search.best_params_["epochs"], np.integer)
-    RidgeHDClassifier(dim=128, seed=0, alpha=np.float32(0.5)).fit(X, labels).save(tmp_path / "r.npz")
-    enc = HDEncoder(dim=np.int64(128), seed=np.uint32(1), bandwidth=np.float64(0.5), batch_size=np.int16(8))
+    RidgeHDClassifier(dim=128, random_state=0, alpha=np.float32(0.5)).fit(X, labels).save(tmp_path / "r.npz")
+    enc = HDEncoder(
+        dim=np.int64(128), random_state=np.uint32(1), bandwidth=np.float64(0.5), batch_size=np.int16(8)
+    )
     CentroidClassifier(encoder=enc).fit(X, labels).save(tmp_path / "c.npz")
     assert load(tmp_path / "c.npz").encoder.get_params() == enc.get_params()
 
@@ -285,7 +287,7 @@ def test_saving_an_unsaveable_parameter_names_it(tmp_path):
     from holovec.backends import get_backend
 
     X, _, labels = _data(40)
-    clf = CentroidClassifier(dim=64, seed=0, backend=get_backend("numpy")).fit(X, labels)
+    clf = CentroidClassifier(dim=64, random_state=0, backend=get_backend("numpy")).fit(X, labels)
     with pytest.raises(TypeError, match="parameter backend="):
         clf.save(tmp_path / "clf.npz")
 
@@ -378,7 +380,7 @@ def test_ridge_refuses_a_fit_beyond_the_memory_available(monkeypatch):
     monkeypatch.setattr(NumpyBackend, "available_memory", lambda self: 300 * 2**20)
     # 3,000 samples at width 20,000: 720 MB kept, 9.6 GB accumulated; refused before encoding
     with pytest.raises(AllocationError, match=r"RidgeHDClassifier.fit on 3000 samples of width 20000"):
-        RidgeHDClassifier(dim=10000, seed=0).fit(X, labels)
+        RidgeHDClassifier(dim=10000, random_state=0).fit(X, labels)
 
 
 @pytest.mark.parametrize(("n", "dim"), [(300, 600), (900, 200)], ids=["kept", "accumulated"])
@@ -386,7 +388,7 @@ def test_ridge_peak_memory_is_within_the_stated_bound(n, dim):
     import tracemalloc
 
     X, _, labels = _data(n)
-    clf = RidgeHDClassifier(dim=dim, seed=0, batch_size=256)
+    clf = RidgeHDClassifier(dim=dim, random_state=0, batch_size=256)
     clf.fit(X[:20], labels[:20])  # (imports and caches outside the measurement)
     tracemalloc.start()
     try:
@@ -405,16 +407,18 @@ def test_labels_that_do_not_sort_together_are_refused():
     X, _, labels = _data(10)
     mixed = np.array(["1", 1, 1, 2, 2, 1, 1, 2, 1, 1], dtype=object)
     with pytest.raises(TypeError, match=r"labels of one kind.*int, str"):
-        CentroidClassifier(dim=64, seed=0).fit(X, mixed)
+        CentroidClassifier(dim=64, random_state=0).fit(X, mixed)
     with pytest.raises(TypeError, match="classes must hold labels of one kind"):
-        AdaptHDClassifier(dim=64, seed=0).partial_fit(X, labels, classes=np.array([1, "1", 2], dtype=object))
+        AdaptHDClassifier(dim=64, random_state=0).partial_fit(
+            X, labels, classes=np.array([1, "1", 2], dtype=object)
+        )
 
 
 def test_stream_labels_of_another_kind_than_the_classes_are_unknown_labels():
     X, _, labels = _data(10)
     words = np.array(["x", "y", "z"], dtype=object)[labels]
     with pytest.raises(ValueError, match="y holds labels not in classes_"):
-        CentroidClassifier(dim=64, seed=0).partial_fit(X, words, classes=[0, 1, 2])
+        CentroidClassifier(dim=64, random_state=0).partial_fit(X, words, classes=[0, 1, 2])
 
 
 @pytest.mark.parametrize(
@@ -446,7 +450,7 @@ def test_a_singular_ridge_system_is_an_error_that_says_raise_alpha(backend):
     before (JAX: non-finite values, refused by the range check)."""
     X, y, _ = _data(12)
     X[1] = X[0]
-    encoder = HDEncoder(model="MAP", encoding="projection", dim=64, seed=0)
+    encoder = HDEncoder(model="MAP", encoding="projection", dim=64, random_state=0)
     reg = RidgeHDRegressor(encoder=encoder, alpha=1e-300, backend=backend, device=device_for(backend))
     with pytest.raises(ValueError, match="raise alpha") as info:
         reg.fit(X, y)

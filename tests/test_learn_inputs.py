@@ -48,18 +48,20 @@ def _unix_times(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np
 
 def test_offset_features_give_distinct_encodings(backend):
     X, shifted, _ = _unix_times()
-    encoder = HDEncoder(dim=256, seed=0, backend=backend, device=device_for(backend))
+    encoder = HDEncoder(dim=256, random_state=0, backend=backend, device=device_for(backend))
     H = _numpy(encoder.fit_transform(shifted))
     assert len(np.unique(H, axis=0)) == len(X)  # 21 distinct rows of 400 before
     # standardised in float64, the offset is gone: the encodings are those of X itself
-    H0 = _numpy(HDEncoder(dim=256, seed=0, backend=backend, device=device_for(backend)).fit_transform(X))
+    H0 = _numpy(
+        HDEncoder(dim=256, random_state=0, backend=backend, device=device_for(backend)).fit_transform(X)
+    )
     np.testing.assert_allclose(H, H0, atol=1e-4)
 
 
 def test_offset_features_of_a_torch_tensor_give_distinct_encodings():
     torch = pytest.importorskip("torch")
     _, shifted, _ = _unix_times()
-    H = HDEncoder(dim=256, seed=0, backend="torch", device=device_for("torch")).fit_transform(
+    H = HDEncoder(dim=256, random_state=0, backend="torch", device=device_for("torch")).fit_transform(
         torch.tensor(shifted)
     )
     assert len(np.unique(_numpy(H), axis=0)) == len(shifted)
@@ -68,9 +70,9 @@ def test_offset_features_of_a_torch_tensor_give_distinct_encodings():
 @pytest.mark.parametrize(
     "estimator",
     [
-        RidgeHDClassifier(dim=512, seed=0),
-        CentroidClassifier(dim=512, seed=0),
-        RidgeHDRegressor(dim=512, seed=0),
+        RidgeHDClassifier(dim=512, random_state=0),
+        CentroidClassifier(dim=512, random_state=0),
+        RidgeHDRegressor(dim=512, random_state=0),
     ],
     ids=["ridge", "centroid", "ridge-regressor"],
 )
@@ -85,7 +87,7 @@ def test_offset_features_learn_as_well_as_centred_ones(estimator):
 
 def test_offset_rows_encode_alike_in_any_batch():
     _, shifted, _ = _unix_times(n=40)
-    encoder = HDEncoder(dim=256, seed=0, batch_size=7).fit(shifted)
+    encoder = HDEncoder(dim=256, random_state=0, batch_size=7).fit(shifted)
     whole = _numpy(encoder.transform(shifted))
     np.testing.assert_allclose(_numpy(encoder.transform(shifted[13:14]))[0], whole[13], atol=1e-6)
 
@@ -95,20 +97,20 @@ def test_offset_rows_encode_alike_in_any_batch():
 
 def test_features_beyond_float32_are_fine_once_standardised():
     X = np.array([[1.0e39, 2.0], [3.0e39, 5.0], [2.0e39, -1.0]])  # finite in float64
-    H = HDEncoder(dim=64, seed=0).fit_transform(X)
+    H = HDEncoder(dim=64, random_state=0).fit_transform(X)
     assert np.isfinite(H).all()
 
 
 def test_features_beyond_float32_unstandardised_are_refused_truly():
     X = np.array([[1.0, 2.0], [1.0e39, 3.0], [4.0, 5.0]])
     with pytest.raises(ValueError, match=r"samples \[1\].*too large for the model's float32") as info:
-        HDEncoder(dim=64, seed=0, standardize=False).fit(X)
+        HDEncoder(dim=64, random_state=0, standardize=False).fit(X)
     assert "NaN" not in str(info.value) and "standardize=True" in str(info.value)
 
 
 def test_new_samples_beyond_float32_once_standardised_are_named():
     X = np.random.default_rng(0).normal(size=(20, 2))
-    encoder = HDEncoder(dim=64, seed=0).fit(X)
+    encoder = HDEncoder(dim=64, random_state=0).fit(X)
     new = np.array([[0.0, 0.0], [0.0, 0.0], [1.0e39, 0.0]])
     with pytest.raises(ValueError, match=r"samples \[2\] standardised.*too large for the model's float32"):
         encoder.transform(new)
@@ -117,7 +119,7 @@ def test_new_samples_beyond_float32_once_standardised_are_named():
 def test_features_whose_statistics_overflow_are_refused():
     X = np.array([[1.7e308, 1.0], [1.7e308, 2.0], [1.0, 3.0]])
     with pytest.raises(ValueError, match=r"features \[0\] are too large to standardise"):
-        HDEncoder(dim=64, seed=0).fit(X)
+        HDEncoder(dim=64, random_state=0).fit(X)
 
 
 def _unknown_rows():
@@ -129,7 +131,7 @@ def _unknown_rows():
 @pytest.mark.parametrize("backend_name", ["dask", "numpy"])
 def test_dask_arrays_of_unknown_shape_are_refused_clearly(backend_name):
     X = _unknown_rows()
-    encoder = HDEncoder(dim=64, seed=0, backend=backend_name)
+    encoder = HDEncoder(dim=64, random_state=0, backend=backend_name)
     with pytest.raises(ValueError, match=r"shape that is not known.*X\.compute_chunk_sizes\(\)"):
         encoder.fit(X)
     X.compute_chunk_sizes()
@@ -165,7 +167,7 @@ def test_torch_tensors_are_read_by_every_model(backend, kind):
     np.testing.assert_array_equal(_numpy(model.backend.asarray(tensor)).astype(np.float32), values.numpy())
     encoder = VectorEncoder(model, 3, seed=1)
     np.testing.assert_array_equal(_numpy(encoder.encode(tensor)), _numpy(encoder.encode(values.numpy())))
-    clf = CentroidClassifier(dim=256, seed=0, backend=backend, device=device_for(backend)).fit(
+    clf = CentroidClassifier(dim=256, random_state=0, backend=backend, device=device_for(backend)).fit(
         tensor, [0, 1, 0, 1]
     )
     assert _numpy(clf.predict(tensor)).shape == (4,)
@@ -174,7 +176,7 @@ def test_torch_tensors_are_read_by_every_model(backend, kind):
 @torch_only
 def test_learner_targets_in_bfloat16():
     tensor, values = _tensor("bfloat16")
-    reg = RidgeHDRegressor(dim=256, seed=0).fit(values.numpy(), tensor[:, 0])
+    reg = RidgeHDRegressor(dim=256, random_state=0).fit(values.numpy(), tensor[:, 0])
     assert np.isfinite(_numpy(reg.predict(values.numpy()))).all()
 
 
@@ -221,7 +223,7 @@ def test_projection_memory_is_checked_again_before_the_draw(monkeypatch):
 def test_hdencoder_refuses_a_projection_too_large(monkeypatch):
     monkeypatch.setattr(type(VSA.create("MAP", 64).backend), "available_memory", lambda self: 2**28)
     with pytest.raises(AllocationError):
-        HDEncoder("MAP", dim=10_000, encoding="projection", seed=0).fit(np.ones((2, 20_000)))
+        HDEncoder("MAP", dim=10_000, encoding="projection", random_state=0).fit(np.ones((2, 20_000)))
 
 
 def test_projection_drawn_in_blocks_is_the_draw_at_once(backend, monkeypatch):
@@ -254,7 +256,7 @@ def test_hdencoder_names_its_outputs():
     from sklearn.exceptions import NotFittedError
 
     X = np.random.default_rng(0).normal(size=(10, 3))
-    encoder = HDEncoder(dim=16, seed=0)
+    encoder = HDEncoder(dim=16, random_state=0)
     with pytest.raises(NotFittedError):
         encoder.get_feature_names_out()
     names = encoder.fit(X).get_feature_names_out()
@@ -269,7 +271,7 @@ def test_hdencoder_names_in_a_pipeline():
     from sklearn.preprocessing import StandardScaler
 
     X = np.random.default_rng(0).normal(size=(10, 3))
-    pipe = make_pipeline(StandardScaler(), HDEncoder("MAP", dim=8, seed=0)).fit(X)
+    pipe = make_pipeline(StandardScaler(), HDEncoder("MAP", dim=8, random_state=0)).fit(X)
     assert pipe.get_feature_names_out().tolist() == [f"hdencoder{i}" for i in range(8)]
     out = pipe.set_output(transform="default").transform(X)
     assert isinstance(out, np.ndarray) and out.shape == (10, 8)
@@ -280,7 +282,7 @@ def test_hdencoder_set_output_pandas():
     frame = pd.DataFrame(
         np.random.default_rng(0).normal(size=(6, 2)), columns=["a", "b"], index=list("uvwxyz")
     )
-    out = HDEncoder("MAP", dim=8, seed=0).set_output(transform="pandas").fit_transform(frame)
+    out = HDEncoder("MAP", dim=8, random_state=0).set_output(transform="pandas").fit_transform(frame)
     assert isinstance(out, pd.DataFrame)
     assert out.columns.tolist() == [f"hdencoder{i}" for i in range(8)]
     assert out.index.tolist() == list("uvwxyz")

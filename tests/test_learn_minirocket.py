@@ -304,7 +304,7 @@ def test_refuses_bad_dims_features_and_parameters():
         _encoder(model="MAP").fit(X)
     with pytest.raises(ValueError, match="channels"):
         _encoder().fit(_walks(4, 2, 30)).transform(X)
-    assert TimeSeriesEncoder(features="minirocket", seed=0).fit(X).model_.dim == 9996
+    assert TimeSeriesEncoder(features="minirocket", random_state=0).fit(X).model_.dim == 9996
     with pytest.raises(ValueError, match="sizes"):
         MiniRocketParameters(np.ones(84), np.zeros(84), [1], [2], np.zeros(84))
     with pytest.raises(ValueError, match="indices >= 0"):

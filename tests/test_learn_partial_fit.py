@@ -57,7 +57,7 @@ def test_one_pass_rules_stream_to_what_fit_gives(make, backend, digits):
     partial_fit calls give fit's state on the concatenated data up to float rounding
     (without standardisation, which a stream takes from its first batch)."""
     Xtr, Xte, ytr, _ = (part[:300] for part in digits)
-    enc = HDEncoder(dim=256, seed=0, standardize=False, backend=backend, device=device_for(backend))
+    enc = HDEncoder(dim=256, random_state=0, standardize=False, backend=backend, device=device_for(backend))
     full = make(encoder=enc).fit(Xtr, ytr)
     stream = _stream(make(encoder=enc), Xtr, ytr, classes=CLASSES)
     state = "prototypes_" if hasattr(full, "prototypes_") else "coef_"
@@ -71,7 +71,7 @@ def test_ridge_regressor_streams_to_what_fit_gives():
     centred read-out and intercept; a large offset of the targets costs no precision."""
     X, y = load_diabetes(return_X_y=True)
     y = y + 1e6
-    enc = HDEncoder(dim=500, seed=0, standardize=False)
+    enc = HDEncoder(dim=500, random_state=0, standardize=False)
     full = RidgeHDRegressor(encoder=enc).fit(X, y)
     stream = _stream(RidgeHDRegressor(encoder=enc), X, y)
     a = _host(full, full.coef_)
@@ -115,15 +115,15 @@ def test_five_partial_fit_calls_score_within_0_03_of_fit_on_digits(cls, toleranc
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: CentroidClassifier(dim=256, seed=0),
-        lambda: AdaptHDClassifier(dim=256, epochs=3, seed=0),
-        lambda: OnlineHDClassifier(dim=256, epochs=3, seed=0),
-        lambda: NeuralHDClassifier(dim=256, epochs=4, regen_every=2, seed=0),
-        lambda: RidgeHDClassifier(dim=256, seed=0),
-        lambda: RidgeHDRegressor(dim=256, seed=0),
-        lambda: RegHDRegressor(dim=256, seed=0),
-        lambda: LeHDCClassifier(dim=256, epochs=2, seed=0),
-        lambda: QuantHDClassifier(dim=256, bits=2, epochs=2, seed=0),
+        lambda: CentroidClassifier(dim=256, random_state=0),
+        lambda: AdaptHDClassifier(dim=256, epochs=3, random_state=0),
+        lambda: OnlineHDClassifier(dim=256, epochs=3, random_state=0),
+        lambda: NeuralHDClassifier(dim=256, epochs=4, regen_every=2, random_state=0),
+        lambda: RidgeHDClassifier(dim=256, random_state=0),
+        lambda: RidgeHDRegressor(dim=256, random_state=0),
+        lambda: RegHDRegressor(dim=256, random_state=0),
+        lambda: LeHDCClassifier(dim=256, epochs=2, random_state=0),
+        lambda: QuantHDClassifier(dim=256, bits=2, epochs=2, random_state=0),
     ],
     ids=[
         "centroid",
@@ -196,16 +196,16 @@ def test_ridge_partial_fit_after_fit_starts_a_new_stream(digits):
     """fit solves without keeping H'H: partial_fit after it starts a new stream, with a
     warning that says so, and fit after a stream forgets the stream's sums."""
     Xtr, Xte, ytr, _ = digits
-    fitted = RidgeHDClassifier(dim=64, seed=0).fit(Xtr, ytr)
+    fitted = RidgeHDClassifier(dim=64, random_state=0).fit(Xtr, ytr)
     with pytest.warns(UserWarning, match="starts a new stream"):
         fitted.partial_fit(Xtr[:100], ytr[:100], classes=CLASSES)
-    fresh = RidgeHDClassifier(dim=64, seed=0).partial_fit(Xtr[:100], ytr[:100], classes=CLASSES)
+    fresh = RidgeHDClassifier(dim=64, random_state=0).partial_fit(Xtr[:100], ytr[:100], classes=CLASSES)
     np.testing.assert_array_equal(fitted.predict(Xte), fresh.predict(Xte))
-    stream = RidgeHDClassifier(dim=64, seed=0).partial_fit(Xtr, ytr, classes=CLASSES)
+    stream = RidgeHDClassifier(dim=64, random_state=0).partial_fit(Xtr, ytr, classes=CLASSES)
     width = stream.space_.width  # (twice dim for a complex model)
     assert stream.gram_.shape == (width, width) and stream.cross_.shape == (width, 10)
     assert not hasattr(stream.fit(Xtr, ytr), "gram_")
-    regressor = RidgeHDRegressor(dim=64, seed=0).partial_fit(Xtr, ytr.astype(float))
+    regressor = RidgeHDRegressor(dim=64, random_state=0).partial_fit(Xtr, ytr.astype(float))
     np.testing.assert_allclose(regressor.target_sums_[:2], [len(ytr), np.sum(ytr - np.mean(ytr))], atol=1e-9)
 
 
@@ -213,11 +213,11 @@ def test_retraining_streams_keep_the_class_means(digits):
     """AdaptHD's stream keeps the class sums and counts of every sample so far (fit
     keeps them too), the means its prototypes start from."""
     Xtr, _, ytr, _ = digits
-    stream = _stream(AdaptHDClassifier(dim=64, epochs=1, seed=0), Xtr, ytr, classes=CLASSES)
+    stream = _stream(AdaptHDClassifier(dim=64, epochs=1, random_state=0), Xtr, ytr, classes=CLASSES)
     np.testing.assert_array_equal(stream.class_counts_, np.bincount(ytr))
-    fitted = AdaptHDClassifier(dim=64, epochs=1, seed=0).fit(Xtr, ytr)
+    fitted = AdaptHDClassifier(dim=64, epochs=1, random_state=0).fit(Xtr, ytr)
     np.testing.assert_array_equal(fitted.class_counts_, np.bincount(ytr))
-    assert not hasattr(OnlineHDClassifier(dim=64, epochs=1, seed=0).fit(Xtr, ytr), "class_sums_")
+    assert not hasattr(OnlineHDClassifier(dim=64, epochs=1, random_state=0).fit(Xtr, ytr), "class_sums_")
 
 
 def test_lehdc_streams_go_on_from_their_adam_state(digits):
@@ -226,7 +226,7 @@ def test_lehdc_streams_go_on_from_their_adam_state(digits):
     and a class first seen in a later batch starts from its mean there."""
     Xtr, Xte, ytr, yte = (part[:400] for part in digits)
     later = ytr == 9
-    stream = LeHDCClassifier(dim=256, epochs=3, batch_size=64, seed=0)
+    stream = LeHDCClassifier(dim=256, epochs=3, batch_size=64, random_state=0)
     stream.partial_fit(Xtr[~later], ytr[~later], classes=CLASSES)
     steps = stream.adam_steps_
     assert steps == 3 * -(-np.sum(~later) // 64) and stream.class_counts_[9] == 0
@@ -236,7 +236,7 @@ def test_lehdc_streams_go_on_from_their_adam_state(digits):
     np.testing.assert_array_equal(
         _host(stream, stream.prototypes_), np.where(_host(stream, stream.latent_weights_) >= 0, 1, -1)
     )
-    fitted = LeHDCClassifier(dim=256, epochs=3, seed=0).fit(Xtr, ytr)
+    fitted = LeHDCClassifier(dim=256, epochs=3, random_state=0).fit(Xtr, ytr)
     before = fitted.adam_steps_
     assert fitted.partial_fit(Xtr[:64], ytr[:64]).adam_steps_ == before + 3
 
@@ -245,7 +245,7 @@ def test_quanthd_streams_keep_the_real_prototypes(digits):
     """QuantHD's stream retrains the real prototypes (kept), and quantises them after each
     call: the prototypes stay of their bits."""
     Xtr, _, ytr, _ = digits
-    stream = _stream(QuantHDClassifier(dim=256, bits=2, epochs=2, seed=0), Xtr, ytr, classes=CLASSES)
+    stream = _stream(QuantHDClassifier(dim=256, bits=2, epochs=2, random_state=0), Xtr, ytr, classes=CLASSES)
     assert set(np.unique(_host(stream, stream.prototypes_)).tolist()) <= {-1.0, 0.0, 1.0}
     real = _host(stream, stream.real_prototypes_)
     assert len(np.unique(real)) > 3 and real.shape == stream.prototypes_.shape
@@ -262,9 +262,9 @@ def test_ridge_partial_fit_solves_the_read_out_once_when_read(digits, monkeypatc
     solves = []
     solve = Space.solve
     monkeypatch.setattr(Space, "solve", lambda self, A, B: solves.append(1) or solve(self, A, B))
-    expected = _stream(RidgeHDRegressor(dim=128, seed=0), Xtr, ytr.astype(float)).predict(Xte[:5])
+    expected = _stream(RidgeHDRegressor(dim=128, random_state=0), Xtr, ytr.astype(float)).predict(Xte[:5])
     solves.clear()
-    stream = _stream(RidgeHDRegressor(dim=128, seed=0), Xtr, ytr.astype(float))
+    stream = _stream(RidgeHDRegressor(dim=128, random_state=0), Xtr, ytr.astype(float))
     assert solves == []
     first = stream.set_params(alpha=100.0).predict(Xte[:5])  # (the calls' alpha, as if solved then)
     stream.predict(Xte[:5])
@@ -289,11 +289,11 @@ def _zero_first(name):
 @pytest.mark.parametrize(
     "make, edit",
     [
-        (lambda: QuantHDClassifier(dim=128, bits=2, epochs=1, seed=0), _negate("real_prototypes_")),
-        (lambda: QuantHDClassifier(dim=128, bits=1, epochs=1, seed=0), _negate("real_prototypes_")),
-        (lambda: RidgeHDClassifier(dim=64, seed=0), _negate("gram_")),
-        (lambda: RidgeHDClassifier(dim=64, seed=0), _zero_first("gram_")),  # (no longer symmetric)
-        (lambda: AdaptHDClassifier(dim=128, epochs=1, seed=0), _zero_first("class_counts_")),
+        (lambda: QuantHDClassifier(dim=128, bits=2, epochs=1, random_state=0), _negate("real_prototypes_")),
+        (lambda: QuantHDClassifier(dim=128, bits=1, epochs=1, random_state=0), _negate("real_prototypes_")),
+        (lambda: RidgeHDClassifier(dim=64, random_state=0), _negate("gram_")),
+        (lambda: RidgeHDClassifier(dim=64, random_state=0), _zero_first("gram_")),  # (no longer symmetric)
+        (lambda: AdaptHDClassifier(dim=128, epochs=1, random_state=0), _zero_first("class_counts_")),
     ],
     ids=["quanthd-ternary", "quanthd-binary", "ridge-negated", "ridge-asymmetric", "adapthd-counts"],
 )

@@ -52,7 +52,7 @@ def datasets():
         n_samples=600, n_features=20, n_informative=10, n_classes=5, n_clusters_per_class=2, random_state=0
     )
     return {
-        name: (X, HDEncoder(dim=DIM, seed=0).fit(X).transform(X), y)
+        name: (X, HDEncoder(dim=DIM, random_state=0).fit(X).transform(X), y)
         for name, (X, y) in {"digits": digits, "synthetic": synthetic}.items()
     }
 
@@ -99,10 +99,10 @@ def test_batches_of_one_sample_step_as_the_per_sample_rule():
     X, y = X[:150], y[:150]
     dim = 256
     model = VSA.create("MAP", dim)
-    V = np.asarray(HDEncoder(model="MAP", dim=dim, seed=0).fit(X).transform(X))
-    clf = AdaptHDClassifier(model="MAP", dim=dim, encoder="precomputed", epochs=3, batch_size=1, seed=1).fit(
-        model.backend.asarray(V), y
-    )
+    V = np.asarray(HDEncoder(model="MAP", dim=dim, random_state=0).fit(X).transform(X))
+    clf = AdaptHDClassifier(
+        model="MAP", dim=dim, encoder="precomputed", epochs=3, batch_size=1, random_state=1
+    ).fit(model.backend.asarray(V), y)
     reference = _per_sample_adapthd(V / np.sqrt(dim), y, 10, clf.lr, 3, clf.encoder_.seed_)
     np.testing.assert_allclose(np.asarray(clf.prototypes_), reference, atol=1e-5)
 
@@ -113,8 +113,8 @@ def test_onlinehd_single_pass_over_one_batch_is_the_class_sums(datasets):
     ``lr (1 - 0)``, the centroid's sums. Before, argmax's tie-break predicted class 0 for
     all and subtracted every other sample from it (digits: 0.81 against the centroid's 0.91)."""
     X, _, y = datasets["digits"]
-    online = OnlineHDClassifier(dim=1000, epochs=0, batch_size=len(y), seed=0).fit(X, y)
-    centroid = CentroidClassifier(dim=1000, seed=0).fit(X, y)
+    online = OnlineHDClassifier(dim=1000, epochs=0, batch_size=len(y), random_state=0).fit(X, y)
+    centroid = CentroidClassifier(dim=1000, random_state=0).fit(X, y)
     np.testing.assert_allclose(
         np.asarray(online.prototypes_), online.lr * np.asarray(centroid.prototypes_), rtol=1e-5, atol=1e-6
     )

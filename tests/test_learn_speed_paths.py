@@ -38,7 +38,7 @@ def encoded():
     """Digits (600 samples) as MAP vectors, precomputed on NumPy: training and test rows."""
     X, y = load_digits(return_X_y=True)
     X, y = X[:600], y[:600]
-    H = np.asarray(HDEncoder(model="MAP", dim=DIM, seed=0, backend="numpy").fit(X).transform(X))
+    H = np.asarray(HDEncoder(model="MAP", dim=DIM, random_state=0, backend="numpy").fit(X).transform(X))
     return H[:450], H[450:], y[:450], y[450:]
 
 

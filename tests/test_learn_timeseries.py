@@ -261,7 +261,7 @@ def test_saving_an_estimator_on_a_series_encoder_is_refused_clearly(tmp_path):
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(20, 2, 30)), np.arange(20) % 2
-    clf = CentroidClassifier(encoder=TimeSeriesEncoder(dim=128, seed=0)).fit(X, y)
+    clf = CentroidClassifier(encoder=TimeSeriesEncoder(dim=128, random_state=0)).fit(X, y)
     with pytest.raises(TypeError, match="pickle"):
         clf.save(tmp_path / "clf.npz")
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))

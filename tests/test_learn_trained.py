@@ -45,8 +45,8 @@ def test_lehdc_beats_the_centroid_on_digits(digits):
     10,000: centroid 0.904, LeHDC 0.959 after 30 epochs, 0.969 after 50). Asserted: >= 0.95,
     and >= the centroid + 0.04."""
     Xtr, Xte, ytr, yte = digits
-    centroid = CentroidClassifier(dim=1000, seed=0).fit(Xtr, ytr).score(Xte, yte)
-    lehdc = LeHDCClassifier(dim=1000, epochs=20, seed=0).fit(Xtr, ytr)
+    centroid = CentroidClassifier(dim=1000, random_state=0).fit(Xtr, ytr).score(Xte, yte)
+    lehdc = LeHDCClassifier(dim=1000, epochs=20, random_state=0).fit(Xtr, ytr)
     accuracy = lehdc.score(Xte, yte)
     assert accuracy >= 0.95 and accuracy >= centroid + 0.04, (accuracy, centroid)
     np.testing.assert_array_equal(np.abs(np.asarray(lehdc.prototypes_)), 1.0)  # binary
@@ -62,8 +62,10 @@ def test_quanthd_retraining_recovers_the_accuracy_quantisation_costs(digits):
     0.956): >= 0.94 and at least 0.04 above the same bits without retraining."""
     Xtr, Xte, ytr, yte = digits
     for bits, levels in ((1, {-1.0, 1.0}), (2, {-1.0, 0.0, 1.0})):
-        before = QuantHDClassifier(dim=1000, bits=bits, epochs=0, seed=0).fit(Xtr, ytr).score(Xte, yte)
-        clf = QuantHDClassifier(dim=1000, bits=bits, epochs=10, seed=0).fit(Xtr, ytr)
+        before = (
+            QuantHDClassifier(dim=1000, bits=bits, epochs=0, random_state=0).fit(Xtr, ytr).score(Xte, yte)
+        )
+        clf = QuantHDClassifier(dim=1000, bits=bits, epochs=10, random_state=0).fit(Xtr, ytr)
         after = clf.score(Xte, yte)
         assert after >= 0.94 and after >= before + 0.04, (bits, before, after)
         assert set(np.unique(np.asarray(clf.prototypes_)).tolist()) <= levels
@@ -71,7 +73,7 @@ def test_quanthd_retraining_recovers_the_accuracy_quantisation_costs(digits):
 
 def test_quanthd_prototypes_take_the_levels_of_their_bits(iris):
     Xtr, _, ytr, _ = iris
-    P = np.asarray(QuantHDClassifier(dim=256, bits=4, epochs=2, seed=0).fit(Xtr, ytr).prototypes_)
+    P = np.asarray(QuantHDClassifier(dim=256, bits=4, epochs=2, random_state=0).fit(Xtr, ytr).prototypes_)
     assert np.array_equal(P, np.round(P)) and np.abs(P).max() <= 7 and len(np.unique(P)) > 3
 
 
@@ -153,7 +155,7 @@ def test_lehdc_step_is_torch_adam_on_the_straight_through_gradient(iris):
     from holovec.learn.lehdc import _BETAS, _lehdc_step
 
     Xtr, _, ytr, _ = iris
-    space = LeHDCClassifier(dim=64, epochs=0, seed=0).fit(Xtr, ytr).space_
+    space = LeHDCClassifier(dim=64, epochs=0, random_state=0).fit(Xtr, ytr).space_
     rng = np.random.default_rng(0)
     H = rng.standard_normal((8, space.width))
     H /= np.linalg.norm(H, axis=1, keepdims=True)

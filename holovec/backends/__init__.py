@@ -65,7 +65,18 @@ def available_backends() -> list[str]:
 
 
 def resolve_backend_name(name: str | None) -> str:
-    """The canonical backend name for ``name``; ``None`` reads ``HOLOVEC_BACKEND`` (default numpy)."""
+    """The canonical backend name for ``name``; ``None`` reads ``HOLOVEC_BACKEND`` (default numpy).
+
+    Parameters
+    ----------
+    name : str or None
+        A backend's name or alias (``"pytorch"``), ``"auto"``, or ``None``.
+
+    Returns
+    -------
+    str
+        ``"numpy"``, ``"torch"``, ``"jax"`` or ``"dask"``.
+    """
     if name is None:
         name = os.environ.get(BACKEND_ENV_VAR) or "numpy"
         source = f"{BACKEND_ENV_VAR}={name!r}" if os.environ.get(BACKEND_ENV_VAR) else None
@@ -156,6 +167,20 @@ def get_backend(backend: str | Backend | None = None, device: Any = None) -> Bac
     3. Else, with JAX installed and a GPU or JAX's TPU runtime (``libtpu``) installed, it
        imports jax and takes ``"jax"`` if ``jax.default_backend()`` is a GPU or TPU.
     4. Else ``"numpy"``: on a machine without a GPU neither torch nor jax is imported.
+
+    Parameters
+    ----------
+    backend : str, Backend or None, default None
+        A backend's name, an existing backend, or ``None`` for the default
+        (``HOLOVEC_BACKEND``, else ``"numpy"``).
+    device : object, default None
+        The device (``"cpu"``, ``"cuda:0"``, a framework's device object); ``None`` for the
+        backend's default.
+
+    Returns
+    -------
+    Backend
+        The backend on that device.
 
     Examples
     --------

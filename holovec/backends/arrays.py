@@ -15,7 +15,12 @@ import numpy as np
 __all__ = [
     "DTYPE_KINDS",
     "REFUSED_ARRAY_TYPES",
-    "array_kind", "backend_name_of", "check_has_data", "dtype_name", "to_host"]
+    "array_kind",
+    "backend_name_of",
+    "check_has_data",
+    "dtype_name",
+    "to_host",
+]
 
 #: array types whose operators differ from NumPy's (``*`` is a matrix product, masked
 #: elements are skipped), refused rather than converted into a different answer
@@ -43,7 +48,18 @@ _BACKEND_OF_MODULE = {"numpy": "numpy", "torch": "torch", "jax": "jax", "jaxlib"
 
 
 def dtype_name(dtype: Any) -> str:
-    """The canonical name (``"float32"``, ``"complex64"``, ...) of any framework's dtype."""
+    """The canonical name (``"float32"``, ``"complex64"``, ...) of any framework's dtype.
+
+    Parameters
+    ----------
+    dtype : object
+        A NumPy, PyTorch or JAX dtype, a NumPy scalar type, or a dtype's name.
+
+    Returns
+    -------
+    str
+        The name; ``TypeError`` for a dtype no backend has.
+    """
     name = dtype if isinstance(dtype, str) else str(dtype).removeprefix("torch.")
     if name not in DTYPE_KINDS and not isinstance(dtype, str):
         try:  # NumPy and JAX dtypes and scalar types
@@ -68,7 +84,18 @@ def check_has_data(x: Any, name: str = "the array") -> None:
 def backend_name_of(x: Any) -> str | None:
     """The backend whose framework made the array ``x`` (``"torch"`` for a tensor, ``"jax"``
     for a JAX array or tracer, ...), from the module of its type, importing nothing; ``None``
-    for what no backend holds (lists, numbers, other libraries' objects)."""
+    for what no backend holds (lists, numbers, other libraries' objects).
+
+    Parameters
+    ----------
+    x : object
+        Any object.
+
+    Returns
+    -------
+    str or None
+        The backend's name, or ``None``.
+    """
     return _BACKEND_OF_MODULE.get(type(x).__module__.partition(".")[0])
 
 
@@ -78,6 +105,16 @@ def array_kind(x: Any) -> str | None:
     anything else (lists, numbers, pandas frames). Reads no values and imports no
     framework; meant for messages and for choosing a conversion, not for dispatching
     computations (the backends do that).
+
+    Parameters
+    ----------
+    x : object
+        Any object.
+
+    Returns
+    -------
+    str or None
+        The framework's backend name, or ``None``.
 
     Examples
     --------
@@ -103,6 +140,16 @@ def to_host(x: Any) -> np.ndarray | None:
     - Dask arrays: computed on the active scheduler;
     - anything else (``None``, strings, dicts, other libraries' objects): ``None``, so that
       the caller keeps its own handling of them.
+
+    Parameters
+    ----------
+    x : object
+        An array of any framework, a list or tuple of numbers, a number, or anything else.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The values on the host, or ``None`` where ``x`` is no array.
 
     Examples
     --------

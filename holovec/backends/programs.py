@@ -96,8 +96,10 @@ def program(
     >>> int(double(backend.asarray([3]))[0])
     6
     """
-    if not backend.jit_kernels and not (twin is not None and backend.lends_host_views) and not (
-        pad and backend.static_shapes
+    if (
+        not backend.jit_kernels
+        and not (twin is not None and backend.lends_host_views)
+        and not (pad and backend.static_shapes)
     ):
         return fn  # eager: nothing to build or keep
     store = _OF_BACKEND if keep is None else keep

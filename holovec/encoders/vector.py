@@ -163,8 +163,11 @@ class VectorEncoder(Encoder):
             partial(_normal_rows, backend, n_rows, dim, dtype, start),
             ("holovec.encoders.projection", n_rows, dim, dtype_name(dtype), start),
         )  # (it holds no model: the backend keeps it)
-        # (as the models' compiled draws: a host callback of the program finishes before exit)
-        return kernels.finish_before_exit(backend, program(address_words(seed, 0, Purpose.PROJECTION)))
+        # (as the models' compiled draws: a host callback of the program finishes before exit;
+        # the address on the device, so that the matrix is placed there as every later
+        # result of it is, and programs of both see one kind of argument)
+        words = backend.asarray(address_words(seed, 0, Purpose.PROJECTION))
+        return kernels.finish_before_exit(backend, program(words))
 
     def _matrix_peak_bytes(self) -> int:
         """About the peak memory of drawing ``R``: the draw's temporaries of one block, and

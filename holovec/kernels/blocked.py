@@ -283,14 +283,11 @@ def _jax_map_item_chunks(
 ) -> Any:
     # eager JAX compiles every slice of a new offset, and a join of many parts, anew (time
     # grew with the square of the number of chunks): one compiled loop instead
-    key = ("item_chunks", getattr(fn, "__func__", fn), chunk)
-    loop = cache.get(key)
-    if loop is None:
-        import jax
+    from .jax_compiled import item_chunk_loop
 
-        from .jax_compiled import item_chunk_loop
-
-        loop = cache[key] = jax.jit(partial(item_chunk_loop, fn, chunk))
+    # the caller's own program (``fn`` is its bound method), kept in its cache
+    key = ("holovec.kernels.item_chunks", getattr(fn, "__func__", fn), chunk)
+    loop = backend.program(partial(item_chunk_loop, fn, chunk), key, keep=cache, share=False)
     return loop(queries, items)
 
 

@@ -85,7 +85,7 @@ ARGUMENTS = {
     "X": (
         "array-like",
         "The samples: what the encoder takes (a feature matrix ``(n_samples, n_features)`` of "
-        "NumPy, PyTorch or JAX; the model's vectors for ``encoder=\"precomputed\"``; a batch of a "
+        'NumPy, PyTorch or JAX; the model\'s vectors for ``encoder="precomputed"``; a batch of a '
         "holovec encoder's inputs, such as a list of texts; series for a TimeSeriesEncoder).",
     ),
     "y": (

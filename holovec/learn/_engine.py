@@ -42,7 +42,6 @@ class Rule(NamedTuple):
     skip: Callable[[Any], bool] | None = None
 
 
-
 def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndarray:
     """The labels of a stream for ``partial_fit``, as scikit-learn defines them: needed on
     the first call (at least 2), and equal to ``classes_`` on later calls where given (a
@@ -68,7 +67,6 @@ def stream_classes(estimator: HDEstimator, classes: Any, first: bool) -> np.ndar
             f"(classes_={estimator.classes_.tolist()!r})"
         )
     return classes
-
 
 
 class Supervised(HDEstimator):
@@ -103,7 +101,6 @@ class Supervised(HDEstimator):
                     if epochs and self.verbose and shown:
                         bar.set_postfix(**shown)
             rule.finish(state)
-
 
 
 class Classifier(ClassifierMixin, Supervised):

@@ -102,6 +102,7 @@ class _Retraining(PrototypeClassifier):
         later pass would find the same: they are skipped, until the encodings change
         (NeuralHD); a lazy backend (Dask) runs every pass (counting would compute its graph
         once per pass)."""
+
         # the state: (settled, leads, the pass's mistakes and unsure samples so far)
         def learn(state: tuple[Any, ...], batch: Batch, epoch: int | None) -> tuple[Any, ...]:
             settled, leads, mistakes, unsure = state
@@ -300,6 +301,7 @@ class AdaptHDClassifier(_Retraining):
     >>> AdaptHDClassifier(dim=2000, epochs=5, random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
+
     _retrain_rule = staticmethod(_adapthd)
     _stream_rule = staticmethod(_adapthd_stream)
     _stream_is_bundling = False  # mistake-driven: each batch reads the prototypes

@@ -4,6 +4,7 @@ and the checks of a loaded memory's fields."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -55,11 +56,15 @@ def check_finite(model: Any, x: Any, name: str) -> None:
     """``ValueError`` if float or complex ``x`` holds NaN or infinity (a non-finite cue or
     pattern has no similarity with anything, and would poison every later answer); one
     reduction, skipped for integer and bit vectors and for arrays traced by a compiler."""
-    xp = model.xp
-    if not xp.isdtype(x.dtype, ("real floating", "complex floating")) or model.backend.is_traced(x):
+    xp, backend = model.xp, model.backend
+    if not xp.isdtype(x.dtype, ("real floating", "complex floating")) or backend.is_traced(x):
         return
-    if not bool(xp.all(xp.isfinite(x))):
+    if not bool(backend.program(partial(_all_finite, xp), ("holovec.memory.all_finite",))(x)):
         raise ValueError(f"{name} holds NaN or infinity: vectors to store or recall must be finite")
+
+
+def _all_finite(xp: Any, x: Any) -> Any:
+    return xp.all(xp.isfinite(x))
 
 
 def sums_bundles(model: Any) -> bool:

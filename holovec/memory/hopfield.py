@@ -153,19 +153,8 @@ class Hopfield:
         self._n += lifted.shape[0]
 
     def _state(self, rows: Any) -> Any:
-        """Vectors as states of the network: their sum form, projected onto it. Vectors of
-        the model are states already (+-1, unit phasors); only others (MAP-I's integer
-        bundles) pay for the model's projection, whose seeded tie-break reads every element."""
-        model, xp = self.model, self.model.xp
-        lifted = model.lift(rows)
-        if lifted.shape[0] == 0:
-            return lifted
-        if not model.backend.is_traced(lifted) and not xp.isdtype(lifted.dtype, "complex floating"):
-            # +-1 already: two reductions and a zero test (no temporary of the batch's size
-            # beyond a bool mask; fresh memory is what costs here)
-            if bool(xp.max(lifted) <= 1) and bool(xp.min(lifted) >= -1) and not bool(xp.any(lifted == 0)):
-                return lifted
-        return model.lift(model.normalize(rows))
+        """Vectors as states of the network (:func:`_state`)."""
+        return _state(self.model, rows)
 
     def weight_matrix(self) -> Any:
         """The weights ``W`` ``(dim, dim)``: ``W[i, j] = sum_p p_i conj(p_j)``, zero on the
@@ -186,17 +175,6 @@ class Hopfield:
     def _field(self, s: Any) -> Any:
         """The local fields ``h = W s`` of states ``s`` ``(m, dim)``."""
         return _field(self.model, self._complex, self.explicit, s, self._store(), float(self._n))
-
-    def _stepper(self) -> Any:
-        """One synchronous update ``(s, store, n) -> (new s, whether any element moved)``:
-        one compiled program where the backend compiles kernels (JAX), kept in the model's
-        kernel cache."""
-        model = self.model
-        return model.backend.program(
-            partial(_step, model, self._complex, self.explicit),
-            (model.config_key, "holovec.memory.hopfield.step", self._complex, self.explicit),
-            keep=model.kernel_cache,
-        )
 
     def _bytes_per_cue(self) -> int:
         size = itemsize(self.model.sum_dtype)
@@ -223,16 +201,16 @@ class Hopfield:
         iterations = POSITIVE_INT.check("iterations", iterations)
         self._check_stored()
         rows, answer = as_rows(self.model, cues, "cues", pad=True)
-        step, store, n = self._stepper(), self._store(), float(self._n)
-        parts = []
-        for chunk in row_chunks(rows.shape[0], self._bytes_per_cue()):
-            s = self._state(rows[chunk])
-            for _ in range(iterations):
-                s, changed = step(s, store, n)
-                if not bool(changed):  # no cue moved: every cue is at a fixed point
-                    break
-            parts.append(self.model.finish_sum(s))
-        return joined(self.model, parts, answer)
+        model = self.model
+        # a chunk's whole settling: one program (compiled on JAX, once per shape class)
+        settle = model.backend.program(
+            partial(_settle, model, self._complex, self.explicit, iterations),
+            (model.config_key, "holovec.memory.hopfield.settle", self._complex, self.explicit, iterations),
+            keep=model.kernel_cache,
+        )
+        store, n = self._store(), float(self._n)
+        parts = [settle(rows[chunk], store, n) for chunk in row_chunks(rows.shape[0], self._bytes_per_cue())]
+        return joined(model, parts, answer)
 
     def energy(self, states: Any) -> Any:
         """Hopfield's energy ``E(s) = -1/2 sum_{i != j} W[i, j] conj(s_i) s_j`` of vectors of
@@ -343,6 +321,44 @@ def _field(model: Any, complex_: bool, explicit: bool, s: Any, store: Any, n: fl
     overlaps = xp.conj(matmul(xp.conj(s), pt)) if complex_ else matmul(s, pt)
     # minus the self-coupling n |p_i|^2 s_i that the diagonal would add
     return matmul(overlaps, store) - n * s
+
+
+def _state(model: Any, rows: Any) -> Any:
+    """Vectors as states of the network: their sum form, projected onto it. Vectors of the
+    model are states already (+-1, unit phasors); only others (MAP-I's integer bundles) pay
+    for the model's projection, whose seeded tie-break reads every element."""
+    xp = model.xp
+    lifted = model.lift(rows)
+    if lifted.shape[0] == 0:
+        return lifted
+    if not model.backend.is_traced(lifted) and not xp.isdtype(lifted.dtype, "complex floating"):
+        # +-1 already: two reductions and a zero test (no temporary of the batch's size
+        # beyond a bool mask; fresh memory is what costs here)
+        if bool(xp.max(lifted) <= 1) and bool(xp.min(lifted) >= -1) and not bool(xp.any(lifted == 0)):
+            return lifted
+    return model.lift(model.normalize(rows))
+
+
+def _settle(
+    model: Any, complex_: bool, explicit: bool, iterations: int, rows: Any, store: Any, n: float
+) -> Any:
+    """The states cues ``rows`` settle in: at most ``iterations`` synchronous updates
+    (:func:`_step`), fewer once no cue moves (every cue is at a fixed point), as vectors of
+    the model (``finish_sum``)."""
+    xp = model.xp
+
+    def moving(state: tuple[Any, Any, Any]) -> Any:
+        i, _, changed = state
+        return (i < iterations) & changed
+
+    def update(state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        i, s, _ = state
+        s, changed = _step(model, complex_, explicit, s, store, n)
+        return i + 1, s, changed
+
+    first = (xp.asarray(0, device=model.device), _state(model, rows), xp.asarray(True, device=model.device))
+    _, s, _ = kernels.while_loop(model.backend, moving, update, first)
+    return model.finish_sum(s)
 
 
 def _step(model: Any, complex_: bool, explicit: bool, s: Any, store: Any, n: float) -> tuple[Any, Any]:

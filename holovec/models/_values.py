@@ -9,6 +9,7 @@ the model allows (``allowed_values``).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -120,6 +121,14 @@ def _all_valid(model: Any, x: Any) -> bool | None:
     host = None if views is None else model.host_model()
     if host is not None:
         model, x = host, views[0]
+    if model.backend.jit_kernels:  # one compiled program per shape, not an op each
+        test = model.backend.program(
+            partial(_every_element_valid, model),
+            (model.config_key, "holovec.models.valid_elements"),
+            keep=model.kernel_cache,
+        )
+        passed = test(x)
+        return None if passed is None else bool(passed)
     # (blocks of whole vectors: the leading axis of a batch of them)
     if not isinstance(x, np.ndarray) or x.ndim < 2 or x.nbytes <= CHECK_BLOCK_BYTES:
         valid = model.valid_elements(x)
@@ -132,6 +141,13 @@ def _all_valid(model: Any, x: Any) -> bool | None:
         if not bool(np.all(valid)):
             return False
     return True
+
+
+def _every_element_valid(model: Any, x: Any) -> Any | None:
+    """A 0-d bool: whether every element of ``x`` passes ``valid_elements`` (None where it
+    has no test for ``x``'s dtype)."""
+    valid = model.valid_elements(x)
+    return None if valid is None else model.xp.all(valid)
 
 
 def check_values(model: Any, x: Any, name: str) -> bool:

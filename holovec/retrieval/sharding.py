@@ -70,6 +70,7 @@ def shard_rows(x: Any, mesh: Any = None, axis_name: str = "rows") -> Any:
     >>> int(indices[0]), float(scores[0])
     (3, 1.0)
     """
+    from .. import kernels
     from ..backends import get_backend
 
-    return get_backend("jax").shard_rows(x, mesh, axis_name)
+    return kernels.shard_rows(get_backend("jax"), x, mesh, axis_name)

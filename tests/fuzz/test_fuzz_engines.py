@@ -303,7 +303,7 @@ def test_dask_search_of_any_chunking(name, data, k):
     strict=False,
     reason="Dask chunks of no rows, of unknown sizes, and no queries fail with raw errors "
     "(found by this fuzz): FHRR/HRR items chunked (1, 0): 'range() arg 3 must "
-    "not be zero' (dask_backend.take_rows); queries chunked (0, 1): similarity_matrix's "
+    "not be zero' (kernels.take_rows); queries chunked (0, 1): similarity_matrix's "
     "'Missing dependency'; 0 queries: FHRR/HRR similarity_matrix 'zero-size array to "
     "reduction operation maximum'; unknown chunks: 'cannot convert float NaN to integer' "
     "(store._partitioned, similarity_matrix), 'float object cannot be interpreted as an "
@@ -329,8 +329,7 @@ def one_device_is_a_split(monkeypatch):
     that one device."""
     import jax
 
-    from holovec.backends.jax_backend import JaxBackend
-    from holovec.kernels import jax_sharded
+    from holovec.kernels import jax_sharded, partitioned
 
     def row_axes(x):
         sharding = getattr(x, "sharding", None)
@@ -341,7 +340,9 @@ def one_device_is_a_split(monkeypatch):
         return None
 
     monkeypatch.setattr(jax_sharded, "row_axes", row_axes)
-    monkeypatch.setattr(JaxBackend, "is_partitioned", lambda self, x: row_axes(x) is not None)
+    kernels.is_partitioned.register("jax")(lambda backend, x: row_axes(x) is not None)
+    yield
+    kernels.is_partitioned.register("jax")(partitioned._jax_is_partitioned)  # JAX's own again
 
 
 #: meshes (of this process's one device) and the axis that splits the rows: each a sharding

@@ -424,7 +424,10 @@ def _holovec_encoder():
 
 
 #: encoders to pass (made anew for each example: estimators clone them)
-HD_ENCODERS = [lambda: HDEncoder(dim=64, seed=1), lambda: HDEncoder(model="MAP", encoding="projection")]
+HD_ENCODERS = [
+    lambda: HDEncoder(dim=64, random_state=1),
+    lambda: HDEncoder(model="MAP", encoding="projection"),
+]
 HD_ENCODERS += [lambda: HDEncoder(dim=32), lambda: HDEncoder(encoding="nope")]
 #: values each parameter is tried with (hostile and valid); parameters not listed get GENERIC
 GENERIC = [None, True, np.True_, 0, -1, 1, np.int64(2), 2.5, np.float32(0.5), np.nan, np.inf, "1", [1], 1j]
