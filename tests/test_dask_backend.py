@@ -351,7 +351,7 @@ def test_centroid_classifier_on_dask_input():
     np.testing.assert_allclose(clf.model_.to_numpy(clf.prototypes_), ref.prototypes_, atol=1e-4)
     np.testing.assert_array_equal(clf.predict(Xd), ref.predict(X))
     # mistake-driven rules keep their minibatches (the result depends on them)
-    kw = {"model": "MAP", "dim": 128, "seed": 1, "epochs": 2, "batch_size": 100}
+    kw = {"model": "MAP", "dim": 128, "random_state": 1, "epochs": 2, "batch_size": 100}
     online = OnlineHDClassifier(backend="dask", **kw).fit(Xd, yd)
     online_ref = OnlineHDClassifier(backend="numpy", **kw).fit(X, y)
     np.testing.assert_allclose(online.model_.to_numpy(online.prototypes_), online_ref.prototypes_, atol=1e-5)

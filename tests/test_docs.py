@@ -35,6 +35,7 @@ PUBLIC_PACKAGES = (
     "holovec.memory",
     "holovec.structures",
     "holovec.capacity",
+    "holovec.noise",
     *(("holovec.learn",) if importlib.util.find_spec("sklearn") else ()),
 )
 

@@ -190,7 +190,7 @@ def test_padded_batches_give_the_results_of_unpadded_ones(name, monkeypatch):
     """The padded path run on NumPy (as JAX runs it) learns what the unpadded one does:
     rows of padding are masked out of every sum and update, and dropped from results."""
     X, y = data(name, 150, seed=6)  # batches of 64, 64 and 22 (padded to 64)
-    settings = {"dim": 256, "seed": 0, "batch_size": 64, "backend": "numpy"}
+    settings = {"dim": 256, "random_state": 0, "batch_size": 64, "backend": "numpy"}
     plain = PADDED[name](**settings).fit(X, y)
     assert not plain._pads_batches
     classifier = "reg" not in name

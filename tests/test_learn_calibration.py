@@ -33,7 +33,7 @@ from holovec.learn.conformal import (
     nonconformity,
 )
 
-SMALL = {"dim": 256, "seed": 0}
+SMALL = {"dim": 256, "random_state": 0}
 CLASSIFIERS = {
     "Centroid": lambda: CentroidClassifier(**SMALL),
     "AdaptHD": lambda: AdaptHDClassifier(epochs=3, **SMALL),

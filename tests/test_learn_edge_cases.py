@@ -27,6 +27,8 @@ from holovec.encoders import VectorEncoder
 from holovec.learn import (
     AdaptHDClassifier,
     CentroidClassifier,
+    CompHDClassifier,
+    DistHDClassifier,
     HDEncoder,
     HDKMeans,
     LeHDCClassifier,
@@ -36,6 +38,7 @@ from holovec.learn import (
     RegHDRegressor,
     RidgeHDClassifier,
     RidgeHDRegressor,
+    SparseHDClassifier,
     TrainingDivergedError,
     load,
 )
@@ -60,7 +63,7 @@ def _needs(package):
 # -- the targets' offset ------------------------------------------------------------
 def test_reghd_learns_targets_far_from_zero(backend):
     X, y, _ = _data(96)
-    kw = {"dim": 256, "seed": 0, "epochs": 3, "backend": backend, "device": "cpu"}
+    kw = {"dim": 256, "random_state": 0, "epochs": 3, "backend": backend, "device": "cpu"}
     plain = RegHDRegressor(**kw).fit(X, y).score(X, y)
     for offset in (1e8, 1.7e9):  # R^2 was 0.58 and -0.05 (float32 intercept and targets)
         shifted = RegHDRegressor(**kw).fit(X, y + offset)
@@ -87,7 +90,9 @@ def test_reghd_steps_near_the_bound_stay_finite():
 def test_an_exploding_learning_rate_is_an_error_not_nan(make, backend):
     X, _, labels = _data(60)
     with pytest.raises(TrainingDivergedError, match="lower lr"):
-        make(dim=128, seed=0, lr=1e300, epochs=2, backend=backend, device=device_for(backend)).fit(X, labels)
+        make(dim=128, random_state=0, lr=1e300, epochs=2, backend=backend, device=device_for(backend)).fit(
+            X, labels
+        )
     assert issubclass(TrainingDivergedError, ValueError)
 
 
@@ -111,6 +116,11 @@ ESTIMATORS = {
     "LeHDCClassifier": lambda **kw: LeHDCClassifier(epochs=2, **kw),
     "QuantHDClassifier": lambda **kw: QuantHDClassifier(bits=2, epochs=2, **kw),
     "HDKMeans": lambda **kw: HDKMeans(n_clusters=3, **kw),
+    "DistHDClassifier": lambda **kw: DistHDClassifier(epochs=2, regen_every=1, **kw),
+    "CompHDClassifier": lambda **kw: CompHDClassifier(compression=4, epochs=2, **kw),
+    "SparseHDClassifier": lambda **kw: SparseHDClassifier(
+        sparsity=0.5, sparsity_kind="class", epochs=2, **kw
+    ),
 }
 
 
@@ -123,7 +133,7 @@ def test_every_estimator_class_is_covered():
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_every_estimator_round_trips_through_a_file(name, tmp_path):
     X, y, labels = _data(80)
-    est = ESTIMATORS[name](dim=128, seed=0)
+    est = ESTIMATORS[name](dim=128, random_state=0)
     classifier = isinstance(est, ClassifierMixin)
     est.fit(X, labels if classifier else y + 1e9)  # (regressors: with a large offset)
     est.save(tmp_path / "est.npz")
@@ -142,7 +152,7 @@ def test_every_estimator_round_trips_through_a_file(name, tmp_path):
 @pytest.mark.parametrize("make", [RidgeHDRegressor, RegHDRegressor])
 def test_regressors_round_trip_on_every_backend(make, backend, tmp_path):
     X, y, _ = _data(60)
-    reg = make(dim=128, seed=0, backend=backend, device=device_for(backend)).fit(X, y)
+    reg = make(dim=128, random_state=0, backend=backend, device=device_for(backend)).fit(X, y)
     reg.save(tmp_path / "reg.npz")
     np.testing.assert_allclose(load(tmp_path / "reg.npz").predict(X), reg.predict(X), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(
@@ -334,8 +344,8 @@ def test_fitted_on_dask_is_computed_and_pickles(case):
 
     X, y, labels = _data(150)
     target = labels if case == "ridge-classifier" else y
-    est = DASK_CASES[case](seed=0, backend="dask").fit(da.from_array(X, chunks=(50, -1)), target)
-    ref = DASK_CASES[case](seed=0, backend="numpy").fit(X, target)
+    est = DASK_CASES[case](random_state=0, backend="dask").fit(da.from_array(X, chunks=(50, -1)), target)
+    ref = DASK_CASES[case](random_state=0, backend="numpy").fit(X, target)
     assert len(est.coef_.__dask_graph__()) <= 2  # computed: one array (or a slice of it)
     copy = pickle.loads(pickle.dumps(est))
     np.testing.assert_allclose(_outputs(copy, X), _outputs(est, X), atol=1e-6)
@@ -361,7 +371,7 @@ def test_precomputed_vectors_of_any_length_score_as_cosines(make, backend):
     rng = np.random.default_rng(0)
     V = model.to_numpy(model.random(60, seed=1))
     labels = rng.integers(0, 3, 60)
-    kw = {"encoder": "precomputed", "model": "FHRR", "backend": backend, "device": "cpu", "seed": 0}
+    kw = {"encoder": "precomputed", "model": "FHRR", "backend": backend, "device": "cpu", "random_state": 0}
     unit = make(**kw).fit(V, labels)
     moduli = rng.uniform(0.5, 4.0, size=V.shape)  # finite complex numbers: FHRR vectors still
     scaled = make(**kw).fit((V * moduli).astype(V.dtype), labels)
@@ -434,7 +444,7 @@ def test_a_crafted_state_beyond_the_float_range_is_refused(make, targets, tmp_pa
     """Finite values whose sum overflows float32 (1e38 each): regressors and ridge loaded
     them and predicted infinity (with NumPy's overflow warning); no fit leaves them."""
     X, y, labels = _data(40)
-    make(dim=64, seed=0).fit(X, y if targets == "y" else labels).save(tmp_path / "good.npz")
+    make(dim=64, random_state=0).fit(X, y if targets == "y" else labels).save(tmp_path / "good.npz")
     name = "prototypes_" if make is CentroidClassifier else "coef_"
 
     def huge(record, arrays):

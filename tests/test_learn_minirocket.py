@@ -47,7 +47,7 @@ def _ppv(parameters, X, backend=HOST):
 
 
 def _encoder(**kw):
-    return TimeSeriesEncoder(**({"features": "minirocket", "dim": 84 * 3, "seed": 0} | kw))
+    return TimeSeriesEncoder(**({"features": "minirocket", "dim": 84 * 3, "random_state": 0} | kw))
 
 
 # -- the reference ------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def test_pickles_with_its_fitted_parameters_and_refits_the_same():
     np.testing.assert_array_equal(again.encoder_.minirocket_.biases, clf.encoder_.minirocket_.biases)
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
     np.testing.assert_array_equal(_encoder().fit(X).transform(X), _encoder().fit(X).transform(X))
-    other = _encoder(seed=1).fit(X).minirocket_
+    other = _encoder(random_state=1).fit(X).minirocket_
     assert not np.array_equal(other.biases, clf.encoder_.minirocket_.biases)
 
 

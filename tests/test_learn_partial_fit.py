@@ -107,8 +107,8 @@ def test_five_partial_fit_calls_score_within_0_03_of_fit_on_digits(cls, toleranc
     which loses 0.013 here, plus the quantiser's. The same bound as the other retraining
     rules, 0.03."""
     Xtr, Xte, ytr, yte = digits
-    fitted = cls(dim=1000, seed=0).fit(Xtr, ytr).score(Xte, yte)
-    streamed = _stream(cls(dim=1000, seed=0), Xtr, ytr, classes=CLASSES).score(Xte, yte)
+    fitted = cls(dim=1000, random_state=0).fit(Xtr, ytr).score(Xte, yte)
+    streamed = _stream(cls(dim=1000, random_state=0), Xtr, ytr, classes=CLASSES).score(Xte, yte)
     assert streamed >= fitted - tolerance, (fitted, streamed)
 
 
@@ -174,12 +174,12 @@ def test_stream_labels_are_checked_as_scikit_learn_defines_them(cls, digits):
     Xtr, _, ytr, _ = digits
     X, y = Xtr[:60], ytr[:60]
     with pytest.raises(ValueError, match="needs classes"):
-        cls(dim=64, seed=0).partial_fit(X, y)
+        cls(dim=64, random_state=0).partial_fit(X, y)
     with pytest.raises(ValueError, match=r"labels not in classes_.*\[11\]"):
-        cls(dim=64, seed=0).partial_fit(X, np.where(y == 3, 11, y), classes=CLASSES)
+        cls(dim=64, random_state=0).partial_fit(X, np.where(y == 3, 11, y), classes=CLASSES)
     with pytest.raises(ValueError, match="at least 2 labels"):
-        cls(dim=64, seed=0).partial_fit(X, y * 0, classes=[0])
-    stream = cls(dim=64, seed=0).partial_fit(X, y, classes=CLASSES)
+        cls(dim=64, random_state=0).partial_fit(X, y * 0, classes=[0])
+    stream = cls(dim=64, random_state=0).partial_fit(X, y, classes=CLASSES)
     stream.partial_fit(X, y, classes=CLASSES[::-1])  # the same labels, in any order
     with pytest.raises(ValueError, match=r"classes=\[0, 1, 2\] is not the same.*classes_=\[0, 1, 2, 3"):
         stream.partial_fit(X, y, classes=[0, 1, 2])
@@ -325,4 +325,4 @@ def test_stream_classes_are_checked_as_fit_checks_labels(cls, classes, digits):
     a NaN class, a 2-D array or continuous values are refused, not taken as classes."""
     Xtr, _, ytr, _ = digits
     with pytest.raises(ValueError, match="classes must be a 1-D array of class labels"):
-        cls(dim=64, seed=0).partial_fit(Xtr[:20], ytr[:20] % 2, classes=classes)
+        cls(dim=64, random_state=0).partial_fit(Xtr[:20], ytr[:20] % 2, classes=classes)

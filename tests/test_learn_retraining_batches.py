@@ -66,9 +66,9 @@ def test_retraining_never_scores_below_its_first_pass_whatever_the_batch_size(na
     X, H, y = datasets[data]
     make, epochs = LEARNERS[name], 3
     if name == "neuralhd":  # (it regenerates dimensions in its own encoder)
-        kw, epochs = {"dim": DIM, "seed": 0}, 4
+        kw, epochs = {"dim": DIM, "random_state": 0}, 4
     else:
-        X, kw = H, {"model": "FHRR", "dim": DIM, "encoder": "precomputed", "seed": 0}
+        X, kw = H, {"model": "FHRR", "dim": DIM, "encoder": "precomputed", "random_state": 0}
     for size in sorted({32, 256, min(1024, len(y)), len(y)}):
         first = make(epochs=0, batch_size=size, **kw).fit(X, y).score(X, y)
         after = make(epochs=epochs, batch_size=size, **kw).fit(X, y).score(X, y)
@@ -135,7 +135,7 @@ def test_skipping_samples_sure_to_stay_right_takes_the_whole_batchs_step(cls, da
         return counts_of(space, P, D, H, t, weights)
 
     monkeypatch.setattr(retraining, "counts_of", counting)
-    kw = {"model": "MAP", "dim": 512, "epochs": 6, "batch_size": 1024, "seed": 0}
+    kw = {"model": "MAP", "dim": 512, "epochs": 6, "batch_size": 1024, "random_state": 0}
     fast = cls(**kw).fit(X, y)
     assert counted  # (the samples left out were counted in some batch)
     monkeypatch.setattr(_Retraining, "_leads", lambda self, n: None)

@@ -46,7 +46,7 @@ def _fit(cls, backend, H, y, **kw):
     """``cls`` on precomputed MAP encodings of ``backend`` (batches of 128: four per pass)."""
     model = VSA.create("MAP", DIM, backend, device=device_for(backend))
     est = cls(model="MAP", dim=DIM, encoder="precomputed", backend=backend, device=device_for(backend),
-              seed=1, batch_size=128, **kw)  # fmt: skip
+              random_state=1, batch_size=128, **kw)  # fmt: skip
     return est.fit(model.backend.asarray(H), y), model.backend.asarray
 
 
@@ -281,7 +281,7 @@ def test_precomputed_tensors_that_require_grad_are_learned_from_their_values(enc
 
     Htr, _, ytr, _ = encoded
     for cls in (CentroidClassifier, AdaptHDClassifier):
-        clf = cls(model="MAP", dim=DIM, encoder="precomputed", backend="torch", device="cpu", seed=1,
+        clf = cls(model="MAP", dim=DIM, encoder="precomputed", backend="torch", device="cpu", random_state=1,
                   **({} if cls is CentroidClassifier else {"epochs": 2}))  # fmt: skip
         clf.fit(torch.tensor(Htr, requires_grad=True), ytr)
         assert not clf.prototypes_.requires_grad

@@ -38,7 +38,7 @@ def _waves(n_per_class=20, length=64, seed=0, noise=0.2):
 
 
 def _encoder(**kw):
-    return TimeSeriesEncoder(**({"dim": 512, "seed": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw))
+    return TimeSeriesEncoder(**({"dim": 512, "random_state": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw))
 
 
 # -- shapes ---------------------------------------------------------------------------
@@ -76,9 +76,9 @@ def test_the_mean_makes_series_of_any_length_comparable():
 # -- seeds and backends -----------------------------------------------------------------
 def test_same_seed_same_vectors_other_seed_others():
     X, _ = _waves(3)
-    a, b = _encoder(seed=5).fit_transform(X), _encoder(seed=5).fit_transform(X)
+    a, b = _encoder(random_state=5).fit_transform(X), _encoder(random_state=5).fit_transform(X)
     np.testing.assert_array_equal(a, b)
-    c = _encoder(seed=6).fit_transform(X)
+    c = _encoder(random_state=6).fit_transform(X)
     assert np.abs(np.vdot(a[0], c[0])) / (np.linalg.norm(a[0]) * np.linalg.norm(c[0])) < 0.3
     fresh = TimeSeriesEncoder(dim=256).fit(X)
     assert isinstance(fresh.seed_, int) and fresh.seed is None  # drawn at fit, parameters unchanged

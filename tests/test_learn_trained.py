@@ -80,8 +80,8 @@ def test_quanthd_prototypes_take_the_levels_of_their_bits(iris):
 @pytest.mark.parametrize("name", list(TRAINED))
 def test_trained_learners_predict_the_same_on_every_backend(name, backend, iris):
     Xtr, Xte, ytr, _ = iris
-    reference = TRAINED[name](dim=512, seed=3).fit(Xtr, ytr)
-    clf = TRAINED[name](dim=512, seed=3, backend=backend, device=device_for(backend)).fit(Xtr, ytr)
+    reference = TRAINED[name](dim=512, random_state=3).fit(Xtr, ytr)
+    clf = TRAINED[name](dim=512, random_state=3, backend=backend, device=device_for(backend)).fit(Xtr, ytr)
     assert clf.model_.backend.name == backend
     np.testing.assert_array_equal(clf.predict(Xte), reference.predict(Xte))
     np.testing.assert_allclose(clf.decision_function(Xte), reference.decision_function(Xte), atol=2e-4)
@@ -93,15 +93,15 @@ def test_binarized_inference_predicts_as_the_cosines(name, iris):
     similarity (MAP) orders the classes as the cosines do."""
     Xtr, Xte, ytr, _ = iris
     make = TRAINED[name] if name == "lehdc" else (lambda **kw: QuantHDClassifier(bits=1, epochs=3, **kw))
-    plain = make(model="MAP", dim=512, seed=1).fit(Xtr, ytr)
-    binary = make(model="MAP", dim=512, seed=1, binarize=True).fit(Xtr, ytr)
+    plain = make(model="MAP", dim=512, random_state=1).fit(Xtr, ytr)
+    binary = make(model="MAP", dim=512, random_state=1, binarize=True).fit(Xtr, ytr)
     np.testing.assert_array_equal(binary.predict(Xte), plain.predict(Xte))
 
 
 @pytest.mark.parametrize("name", list(TRAINED))
 def test_saved_trained_learners_load_and_predict_the_same(name, iris, tmp_path):
     Xtr, Xte, ytr, _ = iris
-    clf = TRAINED[name](dim=256, seed=0).fit(Xtr, np.array(["a", "b", "c"])[ytr])
+    clf = TRAINED[name](dim=256, random_state=0).fit(Xtr, np.array(["a", "b", "c"])[ytr])
     clf.save(tmp_path / "clf.npz")
     copy = load(tmp_path / "clf.npz")
     assert type(copy) is type(clf) and copy.get_params() == clf.get_params()
@@ -131,10 +131,10 @@ def test_trained_learners_stream_and_keep_their_training_state(name, iris):
     """partial_fit (see test_learn_partial_fit.py for its accuracy and files): the state it
     goes on from is kept by fit too, and a file whose state disagrees is refused."""
     Xtr, _, ytr, _ = iris
-    clf = TRAINED[name](dim=128, seed=0).partial_fit(Xtr, ytr, classes=[0, 1, 2])
+    clf = TRAINED[name](dim=128, random_state=0).partial_fit(Xtr, ytr, classes=[0, 1, 2])
     clf.partial_fit(Xtr, ytr)
     assert clf.score(Xtr, ytr) > 0.8
-    fitted = TRAINED[name](dim=128, seed=0).fit(Xtr, ytr)
+    fitted = TRAINED[name](dim=128, random_state=0).fit(Xtr, ytr)
     state = "latent_weights_" if name == "lehdc" else "real_prototypes_"
     assert getattr(fitted, state).shape == fitted.prototypes_.shape
     if name == "lehdc":

@@ -14,8 +14,6 @@ from holovec import VSA, capacity
 from holovec._format.state import save_state
 from holovec.memory import Hopfield, ModernHopfield
 from holovec.memory import _common as common
-from holovec.memory import hopfield as hopfield_module
-from holovec.memory import modern_hopfield as modern_module
 
 
 def flipped(model, x, fraction: float, seed: int):
@@ -403,8 +401,7 @@ def test_answers_do_not_depend_on_the_chunks_of_cues(monkeypatch):
         net.store(patterns)
     whole = [nets[0].recall(cues), nets[0].energy(cues), nets[1].recall(cues), nets[1].weights(cues)]
     one_at_a_time = functools.partial(common.row_chunks, budget=1)
-    for module in (hopfield_module, modern_module):
-        monkeypatch.setattr(module, "row_chunks", one_at_a_time)
+    monkeypatch.setattr(common, "row_chunks", one_at_a_time)  # (the blocks of both networks)
     chunked = [nets[0].recall(cues), nets[0].energy(cues), nets[1].recall(cues), nets[1].weights(cues)]
     for want, got in zip(whole, chunked, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-6)

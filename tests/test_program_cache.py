@@ -151,7 +151,7 @@ def test_a_first_fit_and_predict_on_digits_compiles_at_most_30_programs(learner)
     cls = getattr(holovec.learn, learner)
     jax.clear_caches()
     # a configuration no other test uses (dim): its programs are compiled here
-    settings = {"dim": 328, "backend": "jax", "device": device_for("jax"), "seed": 0}
+    settings = {"dim": 328, "backend": "jax", "device": device_for("jax"), "random_state": 0}
     found = _counted(lambda: cls(**settings).fit(X, y).predict(X))
     assert len(found) <= 30, found
 
@@ -185,6 +185,7 @@ def _memory(kind):
 def test_a_recall_at_new_batch_sizes_compiles_at_most_2_programs_per_size(kind):
     recall, patterns = _memory(kind)
     cues = [patterns[:k] for k in range(1, 33)]
+    recall(cues[0])  # (a first recall reads the stored patterns out of their buffer)
     # a new class: the pad and the cut, the value checks of the model and the memory's one
     # program (the settling or the update, its iterations included)
     first = _counted(lambda: recall(cues[30]))

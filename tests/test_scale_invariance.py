@@ -136,7 +136,7 @@ def _walks(n=6, channels=2, length=40, seed=0):
 
 
 def _rocket(**kw):
-    defaults = {"features": "minirocket", "dim": 84 * 3, "seed": 0, "time_bandwidth": 3.0}
+    defaults = {"features": "minirocket", "dim": 84 * 3, "random_state": 0, "time_bandwidth": 3.0}
     return TimeSeriesEncoder(**(defaults | kw))
 
 
@@ -262,7 +262,7 @@ def test_finite_float64_series_near_the_float64_limit_encode_as_at_scale_1(featu
     X, y = _sines()
     X[:, 1] = X[:, 0] ** 2 - 0.5  # (no constant channel: its convolutions are ties of rounding)
     X = X / np.abs(X).max()  # (values of both signs: the range spans twice the largest)
-    kw = {"features": features, "dim": 84 * 3, "seed": 0}
+    kw = {"features": features, "dim": 84 * 3, "random_state": 0}
     want = np.asarray(TimeSeriesEncoder(**kw).fit_transform(X))
     got = np.asarray(TimeSeriesEncoder(**kw).fit_transform(X * 1.7e308))
     np.testing.assert_allclose(got, want, atol=1e-5)

@@ -100,6 +100,18 @@ def row_chunks(n_rows: int, bytes_per_row: int, budget: int = CHUNK_BYTES) -> It
         yield slice(start, min(start + size, n_rows))
 
 
+def row_blocks(rows: Any, bytes_per_row: int) -> Iterator[Any]:
+    """The blocks of :func:`row_chunks` of ``rows``: ``rows`` itself where one block holds
+    them all (a slice of every row is a copy, and a program of its own where each shape
+    compiles)."""
+    chunks = list(row_chunks(int(rows.shape[0]), bytes_per_row))
+    if len(chunks) == 1:
+        yield rows
+        return
+    for chunk in chunks:
+        yield rows[chunk]
+
+
 def joined(model: Any, parts: list[Any], answer: Answer | None) -> Any:
     """The chunks' results as one array, given back as ``answer`` says (as they are for
     ``None``)."""

@@ -15,7 +15,7 @@ from .._params import FLAG, POSITIVE_INT
 from ..capacity.hopfield import hopfield_capacity
 from ..kernels.growth import RowBuffer
 from ..models.base import VSAModel
-from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks
+from ._common import as_rows, check_model, count_field, itemsize, joined, row_blocks
 
 __all__ = ["Hopfield"]
 
@@ -104,6 +104,16 @@ class Hopfield:
     def _patterns(self) -> Any:
         """The lifted patterns ``(n, dim)`` (implicit weights), or ``None`` for none."""
         return self._pattern_rows.rows if len(self._pattern_rows) else None
+
+    @property
+    def patterns(self) -> Any:
+        """The stored patterns ``(n_patterns, vector_length)`` as vectors of the model, in the
+        order stored (``finish_sum`` of the network's states: a MAP-I bundle stored is its
+        sign); ``TypeError`` for an ``explicit`` network, which keeps only the weights."""
+        if self.explicit:
+            raise TypeError("an explicit Hopfield network keeps its weights, not its patterns")
+        self._check_stored()
+        return self.model.finish_sum(self._patterns)
 
     @property
     def capacity(self) -> int:
@@ -209,7 +219,7 @@ class Hopfield:
             keep=model.kernel_cache,
         )
         store, n = self._store(), float(self._n)
-        parts = [settle(rows[chunk], store, n) for chunk in row_chunks(rows.shape[0], self._bytes_per_cue())]
+        parts = [settle(block, store, n) for block in row_blocks(rows, self._bytes_per_cue())]
         return joined(model, parts, answer)
 
     def energy(self, states: Any) -> Any:
@@ -226,8 +236,8 @@ class Hopfield:
         self._check_stored()
         rows, answer = as_rows(self.model, states, "states", pad=True)
         xp, parts = self.model.xp, []
-        for chunk in row_chunks(rows.shape[0], self._bytes_per_cue()):
-            s = self._state(rows[chunk])
+        for block in row_blocks(rows, self._bytes_per_cue()):
+            s = self._state(block)
             e = xp.real(kernels.vecdot(self.model.backend, s, self._field(s)))
             parts.append(xp.astype(e, self.model.real_dtype) * -0.5)
         return joined(self.model, parts, answer)

@@ -12,7 +12,7 @@ from .. import kernels
 from .._params import POSITIVE_INT, Interval
 from ..kernels.growth import RowBuffer
 from ..models.base import VSAModel
-from ._common import as_rows, check_model, count_field, itemsize, joined, row_chunks, sums_bundles
+from ._common import as_rows, check_model, count_field, itemsize, joined, row_blocks, sums_bundles
 
 __all__ = ["ModernHopfield"]
 
@@ -147,7 +147,7 @@ class ModernHopfield:
         """
         self._check_stored()
         rows, answer = as_rows(self.model, cues, "cues", pad=True)
-        parts = [self._attention(rows[c]) for c in row_chunks(rows.shape[0], self._bytes_per_cue())]
+        parts = [self._attention(block) for block in row_blocks(rows, self._bytes_per_cue())]
         return joined(self.model, parts, answer)
 
     def recall(self, cues: Any, iterations: int = 1) -> Any:
@@ -183,8 +183,8 @@ class ModernHopfield:
             (m.config_key, "holovec.memory.modern_hopfield.recall", self.beta, iterations),
             keep=m.kernel_cache,
         )
-        chunks = row_chunks(rows.shape[0], self._bytes_per_cue())
-        parts = [update(rows[chunk], self._patterns, self._lifted) for chunk in chunks]
+        blocks = row_blocks(rows, self._bytes_per_cue())
+        parts = [update(block, self._patterns, self._lifted) for block in blocks]
         return joined(m, parts, answer)
 
     # -- storage ----------------------------------------------------------------------------

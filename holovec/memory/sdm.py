@@ -12,6 +12,7 @@ activation matrix with the contents or counters, in chunks of addresses.
 
 from __future__ import annotations
 
+import copy
 from os import PathLike
 from typing import Any
 
@@ -198,6 +199,38 @@ class SparseDistributedMemory:
         """The counters, ``(n_locations, dim)`` in ``model.sum_dtype``: the sum of the lifted
         contents written at each location."""
         return self._counters
+
+    def with_counters(self, counters: Any) -> SparseDistributedMemory:
+        """A new memory of the same model, locations, radius and ``n_written``, holding
+        ``counters`` instead of these (perturbed ones, say: :func:`holovec.noise.perturb`);
+        this memory is left as it is.
+
+        Parameters
+        ----------
+        counters : array
+            Finite counters ``(n_locations, dim)`` of the model's backend and
+            ``model.sum_dtype`` (not necessarily integers).
+
+        Returns
+        -------
+        SparseDistributedMemory
+            The new memory.
+        """
+        m = self._model
+        if not isinstance(counters, m.backend.array_type):
+            raise TypeError(
+                f"counters must be an array of the {m.backend.name} backend, got {type(counters).__name__}"
+            )
+        shape = (self._n, m.dim)
+        if tuple(counters.shape) != shape:
+            raise ValueError(f"counters must be of shape {shape}, got {tuple(counters.shape)}")
+        if counters.dtype != m.sum_dtype:
+            raise ValueError(f"counters must be of the model's sum dtype {m.sum_dtype}, got {counters.dtype}")
+        if not bool(m.xp.all(m.xp.isfinite(counters))):
+            raise ValueError("counters hold NaN or infinity: give finite counters")
+        out = copy.copy(self)  # (the locations are shared: nothing writes into them)
+        out._counters = counters
+        return out
 
     @property
     def n_written(self) -> int:

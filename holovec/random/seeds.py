@@ -33,6 +33,8 @@ class Purpose(IntEnum):
     SCALAR_LEVELS = 34  #: level 0 and the replacement vector of LevelEncoder
     SCALAR_LEVEL_ORDER = 35  #: the order in which LevelEncoder changes elements
     RESIDUE_PHASES = 36  #: roots of unity of ResidueEncoder (stream = modulus index)
+    # perturbations (64 and up)
+    NOISE = 64  #: holovec.noise: positions, normals and phases (stream = the kind of noise)
 
 
 def check_seed(seed: Any) -> int:

@@ -49,7 +49,7 @@ ESTIMATORS = {
 }
 CLASSES = [*ESTIMATORS, "HDEncoder"]
 #: the settings that keep every fit tiny (where the class has the parameter)
-SMALL = {"dim": 64, "seed": 0, "epochs": 1, "regen_every": 1}
+SMALL = {"dim": 64, "random_state": 0, "epochs": 1, "regen_every": 1}
 CHECKERS = sklearn_checks()
 HAVE = {name: importlib.util.find_spec(name) is not None for name in ("torch", "jax", "dask", "pandas")}
 
