@@ -66,9 +66,9 @@ def _curve(n=120):
 def test_classifier_predictions_equal_on_every_backend(name, backend, iris):
     Xtr, Xte, ytr, yte = iris
     reference = CLASSIFIERS[name](dim=512, random_state=3, batch_size=32).fit(Xtr, ytr)
-    clf = CLASSIFIERS[name](dim=512, random_state=3, batch_size=32, backend=backend, device=device_for(backend)).fit(
-        Xtr, ytr
-    )
+    clf = CLASSIFIERS[name](
+        dim=512, random_state=3, batch_size=32, backend=backend, device=device_for(backend)
+    ).fit(Xtr, ytr)
     assert clf.model_.backend.name == backend
     np.testing.assert_array_equal(clf.predict(Xte), reference.predict(Xte))
     np.testing.assert_allclose(clf.decision_function(Xte), reference.decision_function(Xte), atol=2e-4)
@@ -184,7 +184,9 @@ def test_scikit_learn_tools(iris):
 @pytest.mark.parametrize("name", ["centroid", "neuralhd", "binarized-bsc"])
 def test_pickled_estimators_predict_the_same(name, backend, iris):
     Xtr, Xte, ytr, _ = iris
-    clf = CLASSIFIERS[name](dim=256, random_state=0, backend=backend, device=device_for(backend)).fit(Xtr, ytr)
+    clf = CLASSIFIERS[name](dim=256, random_state=0, backend=backend, device=device_for(backend)).fit(
+        Xtr, ytr
+    )
     copy = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(copy.predict(Xte), clf.predict(Xte))
 
@@ -294,7 +296,9 @@ def test_saved_estimators_load_and_predict_the_same(name, backend, iris, tmp_pat
 
     Xtr, Xte, ytr, _ = iris
     labels = np.array(["a", "b", "c"])[ytr]
-    clf = CLASSIFIERS[name](dim=256, random_state=0, backend=backend, device=device_for(backend)).fit(Xtr, labels)
+    clf = CLASSIFIERS[name](dim=256, random_state=0, backend=backend, device=device_for(backend)).fit(
+        Xtr, labels
+    )
     clf.save(tmp_path / "clf.npz")
     copy = load(tmp_path / "clf.npz")
     assert type(copy) is type(clf) and copy.get_params() == clf.get_params()

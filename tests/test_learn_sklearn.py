@@ -15,7 +15,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from holovec.learn import (
     AdaptHDClassifier,
     CentroidClassifier,
+    CompHDClassifier,
     ConformalClassifier,
+    DistHDClassifier,
     HDEncoder,
     HDKMeans,
     LeHDCClassifier,
@@ -25,6 +27,7 @@ from holovec.learn import (
     RegHDRegressor,
     RidgeHDClassifier,
     RidgeHDRegressor,
+    SparseHDClassifier,
     TimeSeriesEncoder,
 )
 
@@ -43,6 +46,9 @@ def estimators(**seeding):
         RidgeHDClassifier(**small),
         LeHDCClassifier(epochs=2, **small),
         QuantHDClassifier(bits=2, epochs=2, **small),
+        DistHDClassifier(epochs=2, regen_every=1, **small),
+        CompHDClassifier(compression=4, epochs=2, **small),
+        SparseHDClassifier(sparsity=0.5, sparsity_kind="class", epochs=2, **small),
         RidgeHDRegressor(alpha=1e-3, **small),
         RegHDRegressor(epochs=3, **small),
         HDKMeans(n_clusters=3, **small),

@@ -38,7 +38,9 @@ def _waves(n_per_class=20, length=64, seed=0, noise=0.2):
 
 
 def _encoder(**kw):
-    return TimeSeriesEncoder(**({"dim": 512, "random_state": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw))
+    return TimeSeriesEncoder(
+        **({"dim": 512, "random_state": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw)
+    )
 
 
 # -- shapes ---------------------------------------------------------------------------

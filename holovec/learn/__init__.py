@@ -16,6 +16,9 @@ holovec                    what it learns                                       
 ``RidgeHDClassifier``      ridge read-out of the encodings (closed form)          ``IntRVFL``
 ``LeHDCClassifier``        binary prototypes trained as a binary neural network   ``LeHDC``
 ``QuantHDClassifier``      prototypes of a few bits, retrained quantised          ``QuantHD``
+``DistHDClassifier``       AdaptHD + regeneration of the dimensions that mislead  ``DistHD``
+``CompHDClassifier``       prototypes folded into dim / s dimensions              ``CompHD``
+``SparseHDClassifier``     sparse prototypes, retrained with the mask kept        ``SparseHD``
 ``RidgeHDRegressor``       ridge regression on the encodings
 ``RegHDRegressor``         one model vector trained by least-mean-squares         (RegHD)
 ``HDKMeans``               clusters: spherical k-means of the encodings
@@ -28,7 +31,9 @@ holovec                    what it learns                                       
 from . import _sklearn  # noqa: F401  (a clear ImportError without scikit-learn)
 from ._base import TrainingDivergedError
 from .calibration import expected_calibration_error, softmax
+from .comphd import CompHDClassifier
 from .conformal import ConformalClassifier
+from .disthd import DistHDClassifier
 from .encoding import HDEncoder
 from .kmeans import HDKMeans
 from .lehdc import LeHDCClassifier
@@ -37,12 +42,15 @@ from .prototypes import AdaptHDClassifier, CentroidClassifier, NeuralHDClassifie
 from .quanthd import QuantHDClassifier
 from .reghd import RegHDRegressor
 from .ridge import RidgeHDClassifier, RidgeHDRegressor
+from .sparsehd import SparseHDClassifier
 from .timeseries import TimeSeriesEncoder
 
 __all__ = [
     "AdaptHDClassifier",
     "CentroidClassifier",
+    "CompHDClassifier",
     "ConformalClassifier",
+    "DistHDClassifier",
     "HDEncoder",
     "HDKMeans",
     "LeHDCClassifier",
@@ -52,6 +60,7 @@ __all__ = [
     "RegHDRegressor",
     "RidgeHDClassifier",
     "RidgeHDRegressor",
+    "SparseHDClassifier",
     "TimeSeriesEncoder",
     "TrainingDivergedError",
     "expected_calibration_error",

@@ -161,6 +161,11 @@ class PrototypeClassifier(Classifier):
             return self.model_.similarity_matrix(H, self.class_vectors_)
         return self.space_.run(scaled_cosines, H, self.prototypes_, scale)
 
+    def _canonical_scores(self, H: Any, candidates: np.ndarray) -> np.ndarray:
+        """The canonical cosines that decide a near tie (see ``Space.canonical_cosines``) of a
+        batch's unit rows ``H`` with the prototypes ``candidates`` of each row."""
+        return self.space_.canonical_cosines(H, self.prototypes_, candidates)
+
     def decision_function(self, X: Any) -> np.ndarray:
         """Class scores, shape ``(n_samples, n_classes)``: cosines with the prototypes (the
         model's similarity with the binarised ones); for two classes, ``(n_samples,)``,
@@ -181,9 +186,7 @@ class PrototypeClassifier(Classifier):
             near, candidates = self.space_.near_ties(scores)
             if len(near):  # decided by the canonical cosines of the classes within rounding
                 canonical = [
-                    batch.trim(
-                        self.space_.canonical_cosines(batch.H, self.prototypes_, batch.take(candidates))
-                    )
+                    batch.trim(self._canonical_scores(batch.H, batch.take(candidates)))
                     for batch in self._encoded(self.space_.take(X, near), order_free=True)
                 ]
                 choice = np.argmax(np.concatenate(canonical, axis=0), axis=1)

@@ -72,7 +72,7 @@ class NeuralHDClassifier(AdaptHDClassifier):
         X = super()._fit_encoder(X)
         if not hasattr(self.encoder_.encoder_, "regenerate"):
             raise ValueError(
-                "NeuralHDClassifier needs an encoder that can regenerate dimensions (HDEncoder with "
+                f"{type(self).__name__} needs an encoder that can regenerate dimensions (HDEncoder with "
                 f"encoding='sinusoid'); got {type(self.encoder_).__name__} "
                 f"(its encoder: {self.encoder_.encoder_!r})"
             )
@@ -81,19 +81,30 @@ class NeuralHDClassifier(AdaptHDClassifier):
     def _after_epoch(self, epoch: int) -> bool:
         if (epoch + 1) % self.regen_every or epoch + 1 == self.epochs:
             return False  # not a regeneration epoch, or the last one (no retraining would follow)
-        space, model = self.space_, self.model_
-        xp = space.xp
+        dims = self._dims_to_regenerate(math.ceil(self.regen_rate * self.model_.dim))
+        if dims is None:
+            return False
+        self._regenerate(dims)
+        return True
+
+    def _dims_to_regenerate(self, n_regen: int) -> np.ndarray | None:
+        """The ``n_regen`` model dimensions to redraw (None: none this time): NeuralHD's,
+        those whose values vary least across the unit-length prototypes (ties by index)."""
+        space = self.space_
         unit = space.unit_rows(self.prototypes_)
-        spread = space.dim_scores(xp.var(unit, axis=0))
-        n_regen = math.ceil(self.regen_rate * model.dim)
-        # the least varying dimensions, ties by index (a stable sort on the host: dim numbers)
-        dims = np.argsort(model.backend.to_numpy(spread), kind="stable")[:n_regen]
+        spread = space.dim_scores(space.xp.var(unit, axis=0))
+        # (a stable sort on the host: dim numbers)
+        return np.argsort(self.model_.backend.to_numpy(spread), kind="stable")[:n_regen]
+
+    def _regenerate(self, dims: np.ndarray) -> None:
+        """Redraw the model dimensions ``dims`` in the encoder, and zero them in the
+        prototypes and the class sums (their old values encoded the old dimensions)."""
+        space, model = self.space_, self.model_
         self.encoder_.encoder_.regenerate(dims)
         mask = np.zeros(model.dim, dtype=bool)
         mask[dims] = True
         keep = space.dims_mask(model.backend.asarray(~mask))
-        kept = xp.astype(keep, space.dtype)[None, :]
+        kept = space.xp.astype(keep, space.dtype)[None, :]
         self.prototypes_ = self.prototypes_ * kept
         # the class sums of the old dimensions are void too: the means restart there
         self.class_sums_ = self.class_sums_ * kept
-        return True

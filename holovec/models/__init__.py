@@ -5,11 +5,13 @@ from .bsc import BSC
 from .bsc_packed import PackedBSC
 from .bsdc import BSDC
 from .bsdc_seg import BSDCSEG
+from .cgr import CGR
 from .fhrr import FHRR
 from .ghrr import GHRR
 from .hrr import HRR
 from .map import MAP
 from .map_variants import MAPC, MAPI
+from .mcr import MCR
 from .registry import (
     build_model,
     model_class,
@@ -24,12 +26,14 @@ __all__ = [
     "BSC",
     "BSDC",
     "BSDCSEG",
+    "CGR",
     "FHRR",
     "GHRR",
     "HRR",
     "MAP",
     "MAPC",
     "MAPI",
+    "MCR",
     "VTB",
     "AllocationError",
     "PackedBSC",

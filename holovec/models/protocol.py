@@ -97,6 +97,7 @@ ELEMENT_KINDS = {
     "gaussian": "a real number of variance 1/dim (HRR, VTB)",
     "unitary-blocks": "an element of a unitary complex block (GHRR)",
     "sparse": "a bit of a sparse code (BSDC, BSDC-SEG)",
+    "modular": "an integer level 0 .. r-1 of the cyclic group of order r (MCR, CGR)",
 }
 
 

@@ -62,13 +62,14 @@ def model_class(name: str) -> ModelClass:
 
 
 def model_names() -> list[str]:
-    """The names of the registered models, in registration order."""
-    return [cls.name for cls in _MODELS.values()]
+    """The names of the registered models, in alphabetical order (not the order in which
+    modules happened to be imported)."""
+    return sorted(cls.name for cls in _MODELS.values())
 
 
 def models_using_dtype(dtype_name: str) -> list[str]:
     """Names of models whose default vectors have this dtype (for error hints)."""
-    return [cls.name for cls in _MODELS.values() if cls.default_dtype == dtype_name]
+    return sorted(cls.name for cls in _MODELS.values() if cls.default_dtype == dtype_name)
 
 
 def register_variant(option: str) -> Callable[[M], M]:
@@ -119,7 +120,7 @@ def build_model(cls: ModelClass, *args: Any, **kwargs: Any) -> Any:
 def models_where(test: Callable[[ModelClass], bool]) -> list[str]:
     """Names of the registered models whose class passes ``test`` (for messages that name
     the models a feature supports, computed from their declared capabilities)."""
-    return [cls.name for cls in _MODELS.values() if test(cls)]
+    return sorted(cls.name for cls in _MODELS.values() if test(cls))
 
 
 def require_capability(model: Any, who: str, test: Callable[[Any], bool], needs: str) -> None:
