@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
+from holovec import plot
 from holovec.learn import (
     AdaptHDClassifier,
     CentroidClassifier,
@@ -47,7 +48,8 @@ print(f"centroid, one pass: test accuracy {accuracy['centroid']:.3f}")
 # (OnlineHD weights the update by how dissimilar the sample is). The epochs visit the
 # samples in an order shuffled from the seed, so ``epochs=k`` replays the first ``k``
 # epochs of a longer run: fitting with ``k = 0, 1, 2, ...`` draws the learning curve
-# (epoch 0 is the first pass alone).
+# (epoch 0 is the first pass alone). :func:`holovec.plot.learning_curve` does just that:
+# it fits a clone of the learner with each number of epochs and draws the test accuracies.
 #
 # The encoding does not change between the fits, so it is computed once here:
 # :class:`~holovec.learn.HDEncoder` returns the hypervectors, and the classifiers take
@@ -59,20 +61,15 @@ print("encoded:", H_train.shape, H_train.dtype)
 
 epochs = [0, 1, 2, 3, 4, 6, 8]
 curves = {}
+fig, ax = plt.subplots(figsize=(6.0, 3.2))
 for name, learner in [("AdaptHD", AdaptHDClassifier), ("OnlineHD", OnlineHDClassifier)]:
-    curves[name] = [
-        learner(dim=2000, encoder="precomputed", epochs=k, random_state=0)
-        .fit(H_train, y_train)
-        .score(H_test, y_test)
-        for k in epochs
-    ]
+    estimator = learner(dim=2000, encoder="precomputed", random_state=0)
+    plot.learning_curve(estimator, H_train, y_train, H_test, y_test, epochs=epochs, label=name, ax=ax)
+    curves[name] = [float(a) for a in ax.lines[-1].get_ydata()]  # the test accuracies drawn
 print("epochs    " + "".join(f"{k:6d}" for k in epochs))
 for name, curve in curves.items():
     print(f"{name:9s} " + "".join(f"{a:6.3f}" for a in curve))
 
-fig, ax = plt.subplots(figsize=(6.0, 3.2))
-for name, curve in curves.items():
-    ax.plot(epochs, curve, "o-", label=name)
 ax.axhline(accuracy["centroid"], color="grey", linestyle=":", label="centroid (one pass)")
 ax.set_xlabel("retraining epochs")
 ax.set_ylabel("test accuracy")

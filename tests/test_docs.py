@@ -36,6 +36,7 @@ PUBLIC_PACKAGES = (
     "holovec.structures",
     "holovec.capacity",
     "holovec.noise",
+    "holovec.plot",
     *(("holovec.learn",) if importlib.util.find_spec("sklearn") else ()),
 )
 
