@@ -14,6 +14,7 @@ from . import (
     jax_eager,
     jax_sharded,
     memory,
+    robustness,
     search_engines,
     timeseries,
     trained,
@@ -148,6 +149,7 @@ _SECTIONS = (
     clustering.SECTION,
     trained.SECTION,
     timeseries.SECTION,
+    robustness.SECTION,
 )
 #: the sections in the order they run and print
 SECTIONS = {s.name: s for s in _SECTIONS}

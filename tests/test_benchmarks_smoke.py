@@ -257,6 +257,32 @@ def test_timeseries_section_puts_minirocket_beside_the_encoder(tmp_path):
     assert text.count("goal ") == 3 and "MiniROCKET" in text
 
 
+def test_robustness_section_scores_every_level(tmp_path):
+    """The robustness section, tiny, NumPy: each learner (MAP and FHRR) and memory has a row
+    with an accuracy at every --quick level and the measured similarity next to 1 - 2p;
+    every row whose state perturb can flip is timed on both sides, its flips checked."""
+    pytest.importorskip("sklearn")
+    from benchmarks import robustness
+
+    path, out = tmp_path / "robustness.json", io.StringIO()
+    argv = ["--sections", "robustness", "--quick", "--dim", "256", "--backend", "numpy"]
+    assert main([*argv, "--quiet", "--repeat", "1", "--budget", "0", "--json", str(path)], out=out) == 0
+    text, data = out.getvalue(), json.loads(path.read_text())
+    rows = [r for r in data["rows"] if r["section"] == "robustness"]
+    learners = {(r["model"], r["key"]) for r in rows if r["key"].endswith("Classifier")}
+    assert learners == {(m, n) for m in robustness.MODELS for n in robustness.QUICK_LEARNERS}
+    assert {r["key"] for r in rows if r["model"] == "MAP"} >= {"hopfield", "modern", "sdm", "codebook"}
+    for r in rows:
+        assert r["label"] in text and r["notes"] == [], (r["label"], r["notes"])
+        assert r["times"]["holovec"]["best"] > 0 and r["times"]["baseline"]["best"] > 0, r["label"]
+        assert (
+            r["info"][0].startswith("similarity of the ")
+            and "p=0.1 " in r["info"][0]
+            and "(predicted " in r["info"][0]
+        )
+    assert "robustness: accuracy against the flipped fraction p" in text and "p=0.4" in text
+
+
 @pytest.mark.filterwarnings("ignore:'benchmarks.canonical_order' found in sys.modules:RuntimeWarning")
 def test_old_module_spelling_runs_its_section(monkeypatch, capsys):
     """``python -m benchmarks.canonical_order --quick`` is ``--sections canonical-order``."""

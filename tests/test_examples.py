@@ -177,6 +177,20 @@ def check_time_series_classification(ns: dict, out: str) -> None:
     assert similarity[0] > 0.999 and similarity[-1] < 0.5
 
 
+def check_robustness_to_hardware_errors(ns: dict, out: str) -> None:
+    assert "1257 training and 540 test images" in out
+    assert "flipped fraction  accuracy" in out and "expected (1 - 2p)" in out
+    clean, accuracy, similarity = ns["clean"], ns["accuracy"], ns["similarity"]
+    assert 0.85 <= clean < 0.95
+    assert accuracy[0.0] == clean  # nothing flipped: the classifier's own predictions
+    assert abs(accuracy[0.1] - clean) <= 0.05  # what the tutorial says: a tenth flipped costs little
+    assert accuracy[0.4] < clean - 0.05  # ... and the accuracy does fall as p nears 1/2
+    for p, (in_book, prototypes, expected) in similarity.items():
+        assert abs(expected - (1 - 2 * p)) < 1e-12
+        assert abs(in_book - expected) < 1e-6  # exactly 1 - 2p for a MAP codebook
+        assert abs(prototypes - expected) < 0.02  # on average for the prototypes
+
+
 EXPECTATIONS = {
     "cleanup_memory": check_cleanup_memory,
     "digits_classification": check_digits_classification,
@@ -186,12 +200,18 @@ EXPECTATIONS = {
     "structures": check_structures,
     "ngram_text_classification": check_ngram_text_classification,
     "resonator_scene": check_resonator_scene,
+    "robustness_to_hardware_errors": check_robustness_to_hardware_errors,
     "switching_backends": check_switching_backends,
     "time_series_classification": check_time_series_classification,
 }
 
 #: the tutorials of holovec.learn, which need scikit-learn
-NEEDS_SKLEARN = {"digits_classification", "language_identification", "time_series_classification"}
+NEEDS_SKLEARN = {
+    "digits_classification",
+    "language_identification",
+    "robustness_to_hardware_errors",
+    "time_series_classification",
+}
 #: the tutorials that load aeon's data sets (the [timeseries] extra)
 NEEDS_AEON = {"time_series_classification"}
 

@@ -8,6 +8,7 @@ TUTORIALS = (
     "structures.py",
     "ngram_text_classification.py",
     "digits_classification.py",
+    "robustness_to_hardware_errors.py",
     "time_series_classification.py",
     "language_identification.py",
     "resonator_scene.py",
