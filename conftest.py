@@ -10,7 +10,11 @@ import importlib.util
 
 collect_ignore_glob = []
 if importlib.util.find_spec("sklearn") is None:
-    collect_ignore_glob += ["holovec/learn/*", "docs/user-guide/learning-from-data.rst"]
+    collect_ignore_glob += [
+        "holovec/learn/*",
+        "docs/user-guide/learning-from-data.rst",
+        "holovec/datasets/_offline.py",
+    ]
 # holovec.plot's examples draw (the plot extra) and one fits a learner (the learn extra)
 if importlib.util.find_spec("matplotlib") is None or importlib.util.find_spec("sklearn") is None:
     collect_ignore_glob += ["holovec/plot.py", "docs/api/plot.rst"]

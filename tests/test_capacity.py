@@ -103,19 +103,28 @@ def test_repeated_binding_is_exactly_invertible(make_model, model_name, depth):
 #: 99.3 % at 850, 99.6 % at 900. At a third of those dimensions we measured 73 % (MCR, 100)
 #: and 78 % (CGR, 300). The vectors and operations are equal on every backend
 #: (tests/test_models_mcr.py), so NumPy alone measures them.
-MEASURED_DIM = {"MCR": 300, "CGR": 850}
+#: GSBC (blocks of about sqrt(dim) elements), in the same experiment: phasor values 96.7 % at
+#: 196, 99.3 % at 256, 73 % at 81; binary values (sparse block codes) 98.6 % at 484, 99.5 % at
+#: 576, 76 % at 196. The planner does not cover sparse codes, so only the measurement is held.
+MEASURED_DIM = {
+    "MCR": (300, {"r": 16}),
+    "CGR": (850, {"r": 16}),
+    "GSBC": (256, {"values": "phasor"}),
+    "GSBC-binary": (576, {"values": "binary"}),
+}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(MEASURED_DIM))
-def test_bundle_capacity_at_measured_dimension(name):
+@pytest.mark.parametrize("case", sorted(MEASURED_DIM))
+def test_bundle_capacity_at_measured_dimension(case):
     from holovec import VSA
 
-    dim = MEASURED_DIM[name]
-    model = VSA.create(name, dim, r=16)
+    name, (dim, options) = case.split("-")[0], MEASURED_DIM[case]
+    model = VSA.create(name, dim, **options)
     accuracy = bundle_accuracy(model, trials_for("numpy"))
-    assert accuracy >= 0.97, f"{name} at dim {dim}: accuracy {accuracy:.3f}, measured 0.99"
-    # the planner agrees (it gives 98.9 % for MCR at 300 and 99.3 % for CGR at 850)
-    assert accuracy >= capacity.accuracy(model, dim, N_ITEMS, K) - 0.01
-    third = bundle_accuracy(VSA.create(name, dim // 3, r=16), trials_for("numpy"))
-    assert 0.3 < third < 0.90, f"{name} at dim {dim // 3}: accuracy {third:.3f}, expected clearly below 0.99"
+    assert accuracy >= 0.97, f"{case} at dim {dim}: accuracy {accuracy:.3f}, measured 0.99"
+    if name in capacity.supported_models():
+        # the planner agrees (it gives 98.9 % for MCR at 300 and 99.3 % for CGR at 850)
+        assert accuracy >= capacity.accuracy(model, dim, N_ITEMS, K) - 0.01
+    third = bundle_accuracy(VSA.create(name, dim // 3, **options), trials_for("numpy"))
+    assert 0.3 < third < 0.90, f"{case} at dim {dim // 3}: accuracy {third:.3f}, expected clearly below 0.99"

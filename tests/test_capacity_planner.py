@@ -21,7 +21,7 @@ from holovec import VSA, capacity
 from holovec.capacity import hopfield
 from holovec.testing import model_variants
 
-DENSE = [v for v in model_variants() if VSA.create(v.name, 256, **v.options).element_kind != "sparse"]
+DENSE = [v for v in model_variants() if v.name in capacity.supported_models()]
 N_ITEMS = 200
 
 

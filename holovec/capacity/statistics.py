@@ -75,13 +75,18 @@ class BundleStatistics(NamedTuple):
     other_spread: float
 
 
+#: the element kinds of sparse codes: one or few active elements per block, whose overlaps
+#: are small counts (BSDC, BSDC-SEG, GSBC)
+SPARSE_KINDS = ("sparse", "block-code")
+
+
 def supported_models() -> list[str]:
     """The registered models whose statistics the planner can scale (dense codes)."""
-    return [name for name in VSA.available_models() if model_class(name).element_kind != "sparse"]
+    return [name for name in VSA.available_models() if model_class(name).element_kind not in SPARSE_KINDS]
 
 
 def check_supported(cls: type) -> None:
-    if cls.element_kind == "sparse":
+    if cls.element_kind in SPARSE_KINDS:
         raise TypeError(
             f"the capacity planner needs a dense model ({', '.join(supported_models())}); "
             f"{cls.name} is a sparse code, whose distractor overlaps are small counts whose "

@@ -393,6 +393,48 @@ class HDEstimator(DeclaredParameters, BaseEstimator, metaclass=ABCMeta):
         """After :func:`~holovec.learn.load` set the saved state: that state checked as a
         fit leaves it (``ValueError`` otherwise), and what derives from it made again."""
 
+    # -- the hooks of holovec.noise.perturb: the read-out, what a deployed estimator reads --
+    #: The read-out arrays (see :meth:`readout_shapes`) that a deployed estimator stores only
+    #: where a mask is 1, ``{read-out attribute: mask attribute}``: the mask, a fitted array
+    #: of 0s and 1s of the read-out's shape (the same count of 1s along each row or column
+    #: that is perturbed), is structure, not stored values, so that
+    #: :func:`holovec.noise.perturb` changes the kept positions alone (a fraction of them)
+    #: and leaves the others, and the mask, as they are. None by default.
+    readout_masks: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def readout_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        """The read-out: the arrays of the fitted state that a deployed estimator reads to
+        predict, those that errors of the memory holding them hit (what
+        :func:`holovec.noise.perturb` perturbs), each attribute's shape (real numbers of the
+        learning space with a ``width`` axis, perturbed along it). By default every array of
+        :meth:`fitted_shapes` with a ``width`` axis; a class whose fitted state holds
+        structure (a mask) or whose prediction reads other arrays names its own.
+
+        Parameters
+        ----------
+        n_classes : int or None
+            The rows of the fitted state: the classes (the clusters of HDKMeans), ``None`` for
+            a regressor.
+        width : int
+            The learning space's width (``dim``; twice that for complex models).
+
+        Returns
+        -------
+        dict of str to tuple of int
+            Each read-out attribute's shape.
+        """
+        return {name: shape for name, shape in cls.fitted_shapes(n_classes, width).items() if width in shape}
+
+    def restore_readout(self) -> None:
+        """After the read-out arrays (:meth:`readout_shapes`) were replaced, by
+        :func:`holovec.noise.perturb`: they checked as values that a deployed estimator may
+        hold (``ValueError`` otherwise), and what derives from them made again, so that the
+        estimator predicts from exactly them. By default :meth:`restore_derived`; a class whose
+        read-out derives from a training state (QuantHD's quantised prototypes) checks the
+        read-out alone and keeps that state as it was, for ``partial_fit`` to go on from."""
+        self.restore_derived()
+
     def save(self, path: Any) -> None:
         """Write the fitted estimator to ``path`` (``.npz`` + JSON, no pickle; read it back
         with :func:`holovec.learn.load`)."""

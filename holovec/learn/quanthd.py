@@ -226,6 +226,36 @@ class QuantHDClassifier(AdaptHDClassifier):
         return super().stream_shapes(n_classes, width) | {"real_prototypes_": (n_classes, width)}
 
     def restore_derived(self) -> None:
+        host = self._checked_levels()
+        levels = _levels(self.bits)
+        real = getattr(self, "real_prototypes_", None)
+        if real is not None:
+            if getattr(self, "class_sums_", None) is None:
+                raise ValueError("real_prototypes_ and class_sums_ are saved together, or neither")
+            space = self.space_
+            self.real_prototypes_ = space.backend.asarray(real, dtype=space.dtype)
+            self._check_saved_range(self.real_prototypes_, "the real prototypes", power=2)
+            _check_quantised(host, np.asarray(real, np.float64), levels)
+        elif getattr(self, "class_sums_", None) is not None:
+            raise ValueError("real_prototypes_ and class_sums_ are saved together, or neither")
+        super().restore_derived()
+
+    def restore_readout(self) -> None:
+        """After :func:`holovec.noise.perturb` replaced ``prototypes_`` (the read-out, which
+        ``predict`` reads): they checked as integers of ``bits`` bits (``ValueError``
+        otherwise) and kept as they are, not quantised again from ``real_prototypes_``, so
+        that the estimator predicts from exactly them (and binarised where asked for). The
+        state ``partial_fit`` goes on from (``real_prototypes_``, the class sums and counts)
+        is kept as it was: a later ``partial_fit`` retrains the real prototypes and quantises
+        them anew, in place of the perturbed ones, as a device would be written again.
+        (Such an estimator, saved, is not one that :func:`~holovec.learn.load` takes: its
+        ``prototypes_`` are not the quantised ``real_prototypes_``.)"""
+        self._checked_levels()
+        super().restore_derived()
+
+    def _checked_levels(self) -> np.ndarray:
+        """``prototypes_`` on the host, ``ValueError`` unless they are integers of ``bits``
+        bits."""
         host = np.asarray(self.space_.backend.to_numpy(self.prototypes_))
         levels = _levels(self.bits)
         ok = (
@@ -238,14 +268,4 @@ class QuantHDClassifier(AdaptHDClassifier):
                 f"QuantHDClassifier: the saved prototypes_ must be integers of {self.bits} bits "
                 f"({'+-1' if levels == 0 else f'-{levels} to {levels}'}), as a fit leaves them"
             )
-        real = getattr(self, "real_prototypes_", None)
-        if real is not None:
-            if getattr(self, "class_sums_", None) is None:
-                raise ValueError("real_prototypes_ and class_sums_ are saved together, or neither")
-            space = self.space_
-            self.real_prototypes_ = space.backend.asarray(real, dtype=space.dtype)
-            self._check_saved_range(self.real_prototypes_, "the real prototypes", power=2)
-            _check_quantised(host, np.asarray(real, np.float64), levels)
-        elif getattr(self, "class_sums_", None) is not None:
-            raise ValueError("real_prototypes_ and class_sums_ are saved together, or neither")
-        super().restore_derived()
+        return host

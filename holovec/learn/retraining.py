@@ -243,9 +243,12 @@ class _Retraining(PrototypeClassifier):
         if sums is not None:
             if np.any(counts < 0) or np.any(counts != np.round(counts)):
                 raise ValueError("class_counts_ must be counts of samples (whole numbers >= 0)")
-            # a sum of unit rows is no longer than their count
+            # a sum of unit rows is no longer than their count (the sums from a file, or a
+            # fit's on the backend: noise.perturb restores a fitted copy)
+            backend = self.space_.backend
+            host = backend.to_numpy(sums) if backend.is_array(sums) else sums
             if np.any(
-                np.sqrt(np.sum(np.square(sums, dtype=np.float64), axis=1)) > counts * (1 + 1e-4) + 1e-6
+                np.sqrt(np.sum(np.square(host, dtype=np.float64), axis=1)) > counts * (1 + 1e-4) + 1e-6
             ):
                 raise ValueError(
                     "class_sums_ must be sums of class_counts_ unit encodings (longer than the count)"

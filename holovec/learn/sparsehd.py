@@ -187,6 +187,30 @@ class SparseHDClassifier(AdaptHDClassifier):
     def fitted_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
         return super().fitted_shapes(n_classes, width) | {"sparsity_mask_": (n_classes, width)}
 
+    #: the prototypes are stored only where the mask keeps them: noise hits the kept elements
+    readout_masks: ClassVar[dict[str, str]] = {"prototypes_": "sparsity_mask_"}
+
+    @classmethod
+    def readout_shapes(cls, n_classes: int | None, width: int) -> dict[str, tuple[int, ...]]:
+        """The read-out: the sparse ``prototypes_`` alone (their kept elements, see
+        :attr:`readout_masks`); the ``sparsity_mask_`` is structure, which dimensions a
+        device stores, not values it stores.
+
+        Parameters
+        ----------
+        n_classes : int or None
+            The classes.
+        width : int
+            The learning space's width (``dim``; twice that for complex models).
+
+        Returns
+        -------
+        dict of str to tuple of int
+            Each read-out attribute's shape.
+        """
+        shapes = super().readout_shapes(n_classes, width)
+        return {name: shape for name, shape in shapes.items() if name != "sparsity_mask_"}
+
     def restore_derived(self) -> None:
         space, dim = self.space_, self.model_.dim
         keep = np.asarray(space.backend.to_numpy(self.sparsity_mask_), np.float64)

@@ -8,6 +8,7 @@ from .bsdc_seg import BSDCSEG
 from .cgr import CGR
 from .fhrr import FHRR
 from .ghrr import GHRR
+from .gsbc import GSBC
 from .hrr import HRR
 from .map import MAP
 from .map_variants import MAPC, MAPI
@@ -29,6 +30,7 @@ __all__ = [
     "CGR",
     "FHRR",
     "GHRR",
+    "GSBC",
     "HRR",
     "MAP",
     "MAPC",

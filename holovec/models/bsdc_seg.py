@@ -3,8 +3,6 @@ Frady, Kleyko and Sommer 2021; BSDC-SEG in Schlegel, Neubert and Protzel 2022)."
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -12,6 +10,7 @@ import numpy as np
 
 from .. import kernels
 from ..random import random_words
+from ._blocks import block_shape, roll_blocks
 from ._checks import check_dim
 from .bsdc import SPARSE_KERNELS, SparseBinaryModel
 from .registry import register_model
@@ -119,7 +118,7 @@ class BSDCSEG(SparseBinaryModel):
     ) -> None:
         dim = check_dim(dim)  # first: the divisor search below is only for valid dims
         self.thinning = self._option_choice(thinning, "thinning")
-        self._segments, self._length = _segment_shape(dim, segments, segment_length)
+        self._segments, self._length = block_shape(dim, segments, segment_length, "BSDC-SEG")
         super().__init__(dim, backend, **kwargs)
         xp, L = self.xp, self._length
         j = xp.arange(L, dtype=self._int, device=self.device)
@@ -241,13 +240,8 @@ class BSDCSEG(SparseBinaryModel):
     # -- binding ----------------------------------------------------------------------------
     def _roll_segments(self, x: Any, shift: Any) -> Any:
         """Rotate segment ``s`` of ``x`` by ``shift[..., s]`` places: index ``i`` -> ``i + shift``."""
-        xp, L = self.xp, self._length
-        blocks = self._blocks(x)
-        j = xp.arange(L, dtype=self._index_dtype, device=self.device)
-        source = (j - xp.astype(shift, self._index_dtype)[..., None]) % L
-        shape = tuple(np.broadcast_shapes(tuple(blocks.shape), tuple(source.shape)))
-        out = xp.take_along_axis(xp.broadcast_to(blocks, shape), xp.broadcast_to(source, shape), axis=-1)
-        return xp.reshape(out, (*shape[:-2], self.dim))
+        out = roll_blocks(self.xp, self._blocks(x), shift, self._index_dtype, self.device)
+        return self.xp.reshape(out, (*out.shape[:-2], self.dim))
 
     def _fft_product(self, a: Any, b: Any, correlate: bool) -> Any:
         """Block-wise circular convolution (or correlation) of 0/1 vectors, as 0/1: every sum
@@ -381,48 +375,3 @@ class BSDCSEG(SparseBinaryModel):
 
     def _matrix_temp_bytes_per_item(self, n_queries: int = 1) -> int:
         return max(4 * self.dim, 5 * self._segments * n_queries) + 8 * n_queries
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive int, got {value}")
-    return int(value)
-
-
-def _segment_shape(dim: Any, segments: Any, segment_length: Any) -> tuple[int, int]:
-    """``(S, L)`` from ``dim`` and the options, or a ``ValueError`` that says what fits."""
-    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or dim <= 0:
-        return 1, 1  # the base class explains a bad dim
-    dim = int(dim)
-    if segments is not None:
-        segments = _positive_int(segments, "segments")
-    if segment_length is not None:
-        segment_length = _positive_int(segment_length, "segment_length")
-    if segments is not None and segment_length is not None:
-        if segments * segment_length != dim:
-            raise ValueError(
-                f"segments * segment_length must equal dim: {segments} * {segment_length} != {dim}"
-            )
-        return segments, segment_length
-    given, name = (segments, "segments") if segments is not None else (segment_length, "segment_length")
-    if given is not None:
-        if dim % given:
-            raise ValueError(
-                f"BSDC-SEG dim {dim} is not divisible by {name}={given}; dim must be segments * "
-                f"segment_length (e.g. dim={given * max(1, round(dim / given))})"
-            )
-        return (given, dim // given) if name == "segments" else (dim // given, given)
-    root = math.sqrt(dim)
-    divisors = [d for d in range(1, math.isqrt(dim) + 1) if dim % d == 0]
-    candidates = sorted({*divisors, *(dim // d for d in divisors)}, key=lambda d: (abs(d - root), -d))
-    length = candidates[0]
-    if not root / 2 <= length <= 2 * root:
-        near = math.isqrt(dim)
-        raise ValueError(
-            f"BSDC-SEG dim {dim} has no divisor near sqrt(dim) = {root:.1f} to serve as the segment "
-            f"length; choose dim = segments * segment_length (e.g. {near * near} = {near} x {near}, "
-            f"or {near * (near + 1)} = {near + 1} x {near}), or pass segments= or segment_length="
-        )
-    return dim // length, length

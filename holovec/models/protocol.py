@@ -17,7 +17,10 @@ Capabilities
     - ``"phasor"``: a complex number of modulus 1 (FHRR),
     - ``"gaussian"``: a real number of variance ``1/dim`` (HRR, VTB),
     - ``"unitary-blocks"``: elements of unitary complex blocks (GHRR),
-    - ``"sparse"``: a bit of a sparse code (BSDC, BSDC-SEG).
+    - ``"sparse"``: a bit of a sparse code (BSDC, BSDC-SEG),
+    - ``"modular"``: an integer level of a cyclic group (MCR, CGR),
+    - ``"block-code"``: an element of a block of a generalized sparse block code (GSBC):
+      random vectors have one nonzero element of modulus 1 per block, bundles any numbers.
 ``bundle_is_sum``
     The bundle is a function of a sum: ``bundle(items) == finish_sum(sum(lift(items)))``
     for every batch of items. Weighted bundles, ragged batches and bundles computed as
@@ -98,6 +101,8 @@ ELEMENT_KINDS = {
     "unitary-blocks": "an element of a unitary complex block (GHRR)",
     "sparse": "a bit of a sparse code (BSDC, BSDC-SEG)",
     "modular": "an integer level 0 .. r-1 of the cyclic group of order r (MCR, CGR)",
+    "block-code": "an element of a block of a generalized sparse block code: zero, or a real or complex "
+    "number (GSBC)",
 }
 
 

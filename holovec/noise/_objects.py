@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import numpy as np
+
 from ..memory import Hopfield, ModernHopfield, SparseDistributedMemory
 from ..random import fold_in
 from ..retrieval import Codebook
@@ -27,11 +29,18 @@ def perturb(obj: Any, noise: str, level: Any, *, seed: int | None = None, value:
       their patterns and counters, where they give them (a ``patterns`` property, and a
       ``with_counters(counters)`` method that makes a memory of the same locations holding
       other counters); ``TypeError`` where they do not,
-    - a fitted estimator of :mod:`holovec.learn`: the arrays of its fitted state (its
-      ``fitted_shapes``: class prototypes, read-outs, cluster centres), as real numbers of
-      its learning space, each perturbed along its ``width`` axis; what derives from them
-      (binarised prototypes) is made again (``restore_derived``). The state that
-      ``partial_fit`` goes on from is kept as it was.
+    - a fitted estimator of :mod:`holovec.learn`: its read-out, the arrays that a deployed
+      estimator reads to predict, as its hook ``readout_shapes`` names them (by default
+      every array of its fitted state with a ``width`` axis: class prototypes, read-outs,
+      cluster centres; QuantHD's quantised prototypes; SparseHD's sparse prototypes, not
+      their mask), as real numbers of its learning space, each perturbed along its
+      ``width`` axis; an array stored only where a mask is 1 (the hook ``readout_masks``)
+      has the noise on those positions alone (the fraction of ``flip`` and ``stuck_at`` is
+      of them), the other positions and the mask kept. The estimator then predicts from
+      exactly the perturbed read-out: its hook ``restore_readout`` checks it and makes
+      again only what derives from it (binarised prototypes), never the read-out itself
+      from a training state. The state that ``partial_fit`` goes on from is kept as it was
+      (a later ``partial_fit`` goes on from it, and makes the read-out anew).
 
     Vectors of the model get the noise of the vector functions (:func:`flip`, ...); sums
     (an SDM's counters, prototypes) are plain numbers: ``flip`` changes signs, ``gaussian``
@@ -80,8 +89,8 @@ def perturb(obj: Any, noise: str, level: Any, *, seed: int | None = None, value:
         return _hopfield(obj, **kwargs)
     if isinstance(obj, SparseDistributedMemory):
         return _sdm(obj, **kwargs)
-    if callable(getattr(type(obj), "fitted_shapes", None)) and callable(
-        getattr(obj, "restore_derived", None)
+    if callable(getattr(type(obj), "readout_shapes", None)) and callable(
+        getattr(obj, "restore_readout", None)
     ):
         return _estimator(obj, **kwargs)
     raise TypeError(
@@ -156,30 +165,63 @@ def _sdm(memory: SparseDistributedMemory, **kwargs: Any) -> SparseDistributedMem
 
 
 def _estimator(estimator: Any, **kwargs: Any) -> Any:
-    name = type(estimator).__name__
+    cls = type(estimator)
+    name = cls.__name__
     model = getattr(estimator, "model_", None)
     if model is None:
         raise ValueError(f"this {name} is not fitted yet: call fit before perturb")
     classes = getattr(estimator, "classes_", None)
     # the learning space's width: dim, twice that for complex models (real, then imaginary parts)
     width = model.dim * (2 if model.xp.isdtype(model.dtype, "complex floating") else 1)
-    shapes = type(estimator).fitted_shapes(None if classes is None else len(classes), width)
+    shapes = cls.readout_shapes(None if classes is None else len(classes), width)
+    masks = getattr(cls, "readout_masks", {})
     seeds = _Seeds(model, kwargs["noise"], kwargs["seed"])
     # the model is shared (it is immutable); every array and encoder is the copy's own
     out = copy.deepcopy(estimator, {id(model): model})
+    xp = model.xp
     for attribute, shape in shapes.items():
         if width not in shape:  # a number (an intercept)
             continue
         array = getattr(estimator, attribute)
         axis = len(shape) - 1 - shape[::-1].index(width)
         turned = axis != array.ndim - 1  # a read-out (width, n_classes): its columns
-        rows = model.xp.matrix_transpose(array) if turned else array
-        noisy = _noisy(model, rows, attribute, seeds, vectors=False, **kwargs)
-        setattr(out, attribute, model.xp.matrix_transpose(noisy) if turned else noisy)
+        rows = xp.matrix_transpose(array) if turned else array
+        if attribute in masks:
+            mask = getattr(estimator, masks[attribute])
+            kept = xp.matrix_transpose(mask) if turned else mask
+            noisy = _kept_noisy(model, rows, kept, attribute, seeds, **kwargs)
+        else:
+            noisy = _noisy(model, rows, attribute, seeds, vectors=False, **kwargs)
+        setattr(out, attribute, xp.matrix_transpose(noisy) if turned else noisy)
     try:
-        out.restore_derived()
+        out.restore_readout()
     except ValueError as e:
         raise ValueError(
             f"{kwargs['noise']} leaves this {name}'s fitted state outside what its fit allows: {e}"
         ) from None
     return out
+
+
+def _kept_noisy(model: Any, rows: Any, mask: Any, name: str, seeds: _Seeds, **kwargs: Any) -> Any:
+    """``rows`` ``(n_rows, width)`` with the noise on the positions where ``mask`` (0s and 1s,
+    the same count of 1s in each row) is 1, as rows of those positions alone (in order), and
+    every other position as it was."""
+    xp, backend = model.xp, model.backend
+    keep = np.asarray(backend.to_numpy(mask)) != 0
+    n_rows, width = keep.shape
+    counts = keep.sum(axis=1)
+    if n_rows and np.any(counts != counts[0]):
+        raise ValueError(
+            f"perturb needs the same count of kept positions in each row of {name}'s mask, got "
+            f"{sorted(set(counts.tolist()))}"
+        )
+    kept = np.flatnonzero(keep)  # (row by row, in order)
+    flat = xp.reshape(rows, (-1,))
+    index = backend.asarray(kept.astype(np.int32))
+    values = xp.reshape(xp.take(flat, index, axis=0), (n_rows, kept.size // max(n_rows, 1)))
+    noisy = _noisy(model, values, name, seeds, vectors=False, **kwargs)
+    # every position from the noisy kept values, or from the rows themselves
+    where = np.arange(kept.size, kept.size + n_rows * width, dtype=np.int32)
+    where[kept] = np.arange(kept.size, dtype=np.int32)
+    joined = xp.concat([xp.reshape(noisy, (-1,)), flat], axis=0)
+    return xp.reshape(xp.take(joined, backend.asarray(where), axis=0), (n_rows, width))

@@ -28,7 +28,14 @@ from __future__ import annotations
 
 # holovec's own draws (models, encoders): importable here as before, not in __all__
 from .philox import Words, address_words, philox4x64_generic, random_words  # noqa: F401
-from .samplers import random_bits, random_normal, random_phases, random_signs, random_uniform  # noqa: F401
+from .samplers import (  # noqa: F401
+    phases_from_words,
+    random_bits,
+    random_normal,
+    random_phases,
+    random_signs,
+    random_uniform,
+)
 from .seeds import Purpose, check_seed, fold_in, fresh_seed
 
 __all__ = ["Purpose", "check_seed", "fold_in", "fresh_seed"]

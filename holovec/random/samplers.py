@@ -15,7 +15,14 @@ from .. import kernels
 from ..backends.base import Backend, dtype_name
 from .philox import random_words
 
-__all__ = ["random_bits", "random_normal", "random_phases", "random_signs", "random_uniform"]
+__all__ = [
+    "phases_from_words",
+    "random_bits",
+    "random_normal",
+    "random_phases",
+    "random_signs",
+    "random_uniform",
+]
 
 
 def random_bits(backend: Backend, seed: int, n_rows: int, dim: int, **address: Any) -> Any:
@@ -38,13 +45,18 @@ def _uniform_24(backend: Backend, words: Any, dtype: Any) -> Any:
 
 
 def random_phases(backend: Backend, seed: int, n_rows: int, dim: int, dtype: Any, **address: Any) -> Any:
-    """Phases uniform on [-pi, pi) on a grid of 2**24 (float32) or 2**32 (float64) steps.
+    """Phases uniform on [-pi, pi): :func:`phases_from_words` of the draw's words."""
+    return phases_from_words(backend, random_words(backend, seed, n_rows, dim, **address), dtype)
+
+
+def phases_from_words(backend: Backend, words: Any, dtype: Any) -> Any:
+    """Random 32-bit words as phases uniform on [-pi, pi), on a grid of 2**24 (float32) or
+    2**32 (float64) steps.
 
     The grid index is an exact integer and the one multiply is correctly rounded,
     so phases are bit-identical across backends.
     """
     xp = backend.xp
-    words = random_words(backend, seed, n_rows, dim, **address)
     if dtype_name(dtype) == "float64":
         steps = 2**32
         k = xp.astype(words, dtype)

@@ -1,6 +1,7 @@
 """Retrieval: codebooks, item stores (top-k search), cleanup and associative memories."""
 
 from .assoc import AssocStore
+from .block_factorizer import BlockCodeFactorizer
 from .cleanup import cleanup
 from .codebook import Codebook
 from .resonator import Resonator, ResonatorResult
@@ -9,6 +10,7 @@ from .store import ItemStore, search
 
 __all__ = [
     "AssocStore",
+    "BlockCodeFactorizer",
     "Codebook",
     "ItemStore",
     "Resonator",
