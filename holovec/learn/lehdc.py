@@ -244,12 +244,7 @@ class LeHDCClassifier(PrototypeClassifier):
         }  # fmt: skip
 
     def restore_derived(self) -> None:
-        host = np.asarray(self.space_.backend.to_numpy(self.prototypes_))
-        if not np.all(np.abs(host) == 1):
-            raise ValueError(
-                "LeHDCClassifier: the saved prototypes_ must be binary (every element +1 or -1), "
-                "as a fit leaves them"
-            )
+        self._check_binary()
         names = list(self.stream_shapes(2, 1))
         saved = [name for name in names if getattr(self, name, None) is not None]
         if saved and saved != names:
@@ -259,6 +254,28 @@ class LeHDCClassifier(PrototypeClassifier):
         if saved:
             self._restore_training_state()
         super().restore_derived()
+
+    def restore_readout(self) -> None:
+        """After :func:`holovec.noise.perturb` replaced ``prototypes_`` (the read-out, which
+        ``predict`` reads): they checked as binary, every element +1 or -1 (``ValueError``
+        otherwise), and kept as they are, not taken again as the signs of
+        ``latent_weights_``, so that the estimator predicts from exactly them. The training
+        state (``latent_weights_``, the Adam moments, step count and class counts) is kept as
+        it was: a later ``partial_fit`` continues from the latent weights and takes their
+        signs anew, in place of the perturbed prototypes, as a device would be written again.
+        (Such an estimator, saved, is not one that :func:`~holovec.learn.load` takes: its
+        ``prototypes_`` are not the signs of ``latent_weights_``.)"""
+        self._check_binary()
+        super().restore_derived()
+
+    def _check_binary(self) -> None:
+        """``ValueError`` unless ``prototypes_`` are binary (every element +1 or -1)."""
+        host = np.asarray(self.space_.backend.to_numpy(self.prototypes_))
+        if not np.all(np.abs(host) == 1):
+            raise ValueError(
+                "LeHDCClassifier: the saved prototypes_ must be binary (every element +1 or -1), "
+                "as a fit leaves them"
+            )
 
     def _restore_training_state(self) -> None:
         """The saved latent weights, moments, step count and class counts checked as training
