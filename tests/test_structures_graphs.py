@@ -269,7 +269,7 @@ def test_models_without_a_sum_are_refused_with_the_supported_ones_named():
     # HRR's circular convolution lets the shift that marks a target pass through
     hrr = VSA.create("HRR", dim=256)
     for make in (lambda: Graph(hrr, directed=True), lambda: FiniteStateAutomaton(hrr), lambda: Tree(hrr)):
-        with pytest.raises(TypeError, match=r"BSC, FHRR, GHRR, MAP, MAP-C, MAP-I, VTB\); HRR has not"):
+        with pytest.raises(TypeError, match=r"BSC, FHRR, GHRR, GSBC, MAP, MAP-C, MAP-I, VTB\); HRR has not"):
             make()
 
 

@@ -27,14 +27,11 @@ at every later load. ``HOLOVEC_DATA_MIRROR`` fetches file ``F`` of source ``S`` 
 ``<mirror>/S/F`` instead of the source's hosts. Importing this package imports only NumPy
 and the standard library.
 
->>> from holovec.datasets import available, load_offline, uci_names
+>>> from holovec.datasets import available, uci_names
 >>> uci_names()[:2]
 ['abalone', 'acute-inflammation']
 >>> "uci/iris" in available()
 True
->>> data = load_offline("digits")  # doctest: +SKIP
->>> data.X_train.shape, data.X_test.shape, len(data.target_names)  # doctest: +SKIP
-((1347, 64), (450, 64), 10)
 """
 
 from ._cache import get_data_home
