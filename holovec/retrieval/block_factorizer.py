@@ -49,7 +49,7 @@ _FRACTION = Interval(0, 1, words="a fraction of the blocks")
 
 class BlockCodeFactorizer:
     """The block-code factorizer (BCF): factor bound products of generalized sparse block
-    codes into items of given codebooks (see the module for the algorithm).
+    codes into items of given codebooks (the algorithm: :mod:`holovec.retrieval.block_factorizer`).
 
     Parameters
     ----------
