@@ -185,7 +185,7 @@ def run_model(
         result = Row("ops", backend, entry.label, op.key, label, dict.fromkeys(SIDES), latency=op.latency)
         outputs = {}
         for side_name, side in sides.items():
-            if side is None:
+            if side is None or not getattr(side, "has_op", lambda key: True)(op.key):
                 result.times[side_name] = None
                 continue
             args = adopted[side_name]

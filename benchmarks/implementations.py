@@ -74,4 +74,4 @@ def make_torchhd(model: VSAModel) -> TorchhdOps | None:
     if getattr(model, "packed", False) or not TorchhdOps.supports(model.name):
         return None
     device = model.backend.device if model.backend.name == "torch" else "cpu"
-    return TorchhdOps(model.name, model.dim, device)
+    return TorchhdOps(model.name, model.dim, device, block_size=getattr(model, "r", None))

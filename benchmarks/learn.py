@@ -16,8 +16,13 @@ one call each, in this process) of:
   ``encoder="precomputed"`` and to torchhd's ``models.Centroid`` as float tensors (``add``;
   AdaptHD: ``add`` then class means, then ``add_adapt`` per minibatch; OnlineHD: its
   similarity-weighted first pass, then ``add_online`` per minibatch), with the same
-  epochs, batch size and shuffled order; and a hand-written vectorised NumPy centroid on
-  the same encodings.
+  epochs, batch size and shuffled order; torchhd's own ``classifiers.CompHD`` and
+  ``SparseHD`` on the same encodings (their encoder replaced by the identity; ``fit`` on a
+  DataLoader, as their docs run them), next to holovec's of the same name; and a
+  hand-written vectorised NumPy centroid on the same encodings;
+- torchhd's ``classifiers.DistHD`` and holovec's ``DistHDClassifier``, each with its own
+  encoder (DistHD regenerates encoder dimensions, so precomputed encodings cannot serve it),
+  with the same D, epochs, learning rate and regeneration settings.
 
 The first backend runs every learner with its default epochs; later backends (slower on a
 small CPU) cut the retraining learners' epochs (``CUT_EPOCHS``), which their table's title
@@ -312,7 +317,7 @@ def _holovec(name: str, model: str, **fixed: Any) -> Callable[[str, int, int, in
             kwargs["epochs"] = epochs
             if name == "NeuralHDClassifier":
                 kwargs["regen_every"] = min(CUT_REGEN_EVERY, epochs)
-        return getattr(learn, name)(model=model, dim=dim, backend=backend, seed=seed, **kwargs)
+        return getattr(learn, name)(model=model, dim=dim, backend=backend, random_state=seed, **kwargs)
 
     return make
 
@@ -467,7 +472,12 @@ PRECOMPUTED = (
     ("adapthd-precomputed", "AdaptHDClassifier", "adapthd"),
     ("onlinehd-precomputed", "OnlineHDClassifier", "onlinehd"),
     ("ridgehd-precomputed", "RidgeHDClassifier", "ridge"),
+    ("comphd-precomputed", "CompHDClassifier", "comphd"),
+    ("sparsehd-precomputed", "SparseHDClassifier", "sparsehd"),
 )
+#: torchhd's classifiers with holovec's classifier of the same name, both with their own
+#: encoders (DistHD regenerates its encoder's dimensions: no precomputed encodings serve it)
+OWN_ENCODERS = (("disthd-own", "DistHDClassifier", "DistHD"),)
 
 
 def _torchhd_side(
@@ -490,15 +500,96 @@ def _torchhd_side(
         )
         predict, pred = first_call_or_least(lambda: (Hte @ weight.T).argmax(1))
         return fit, predict, float(np.mean(pred.numpy() == yte))
+    if rule in ("comphd", "sparsehd"):
+        return _torchhd_classifier(rule, est, Htr, Hte, ytr, yte, n_classes, dim)
     kwargs = {
         "epochs": getattr(est, "epochs", 0),
         "lr": getattr(est, "lr", 1.0),
         "batch_size": est.batch_size,
-        "seed": est.seed,
+        "seed": est.random_state,
     }
     fit, model = first_call_or_least(lambda: _torchhd_rule(rule, Htr, ytr, n_classes, **kwargs))
     predict, pred = first_call_or_least(lambda: model(Hte).argmax(1))
     return fit, predict, float(np.mean(np.asarray(pred.as_subclass(torch.Tensor)) == yte))
+
+
+def _loader(H: Any, y: np.ndarray, batch_size: int, seed: int) -> Any:
+    import torch
+
+    data = torch.utils.data.TensorDataset(H, torch.as_tensor(y, dtype=torch.long))
+    generator = torch.Generator().manual_seed(seed)
+    return torch.utils.data.DataLoader(data, batch_size=batch_size, shuffle=True, generator=generator)
+
+
+def _torchhd_classifier(
+    rule: str, est: Any, Htr: Any, Hte: Any, ytr: np.ndarray, yte: np.ndarray, n_classes: int, dim: int
+) -> tuple[float, float, float] | None:
+    """torchhd's ``classifiers.CompHD`` or ``SparseHD`` as its docs run them (``fit`` on a
+    DataLoader), their encoder replaced by the identity so that they learn from holovec's
+    precomputed encodings, with holovec's compression, epochs, learning rate and sparsity.
+
+    torchhd's SparseHD zeroes ``round((1 - sparsity) * D)`` dimensions, so holovec's
+    ``sparsity`` is passed as ``1 - sparsity`` to zero the same number. torchhd's CompHD
+    draws its chunk keys from a Hadamard matrix, which exists only where ``D / compression``
+    is a power of 2: elsewhere (D = 10,000) it has no row (None)."""
+    import torch
+    from torchhd import classifiers
+
+    if rule == "comphd" and (dim // est.compression) & (dim // est.compression - 1):
+        return None
+
+    def fit() -> Any:
+        torch.manual_seed(est.random_state)
+        if rule == "comphd":  # (one feature: its encoder's tables are not used)
+            clf = classifiers.CompHD(1, dim, n_classes, chunks=est.compression)
+        else:
+            clf = classifiers.SparseHD(
+                1, dim, n_classes, epochs=est.epochs, lr=est.lr, sparsity=1 - est.sparsity,
+                sparsity_type=est.sparsity_kind,
+            )  # fmt: skip
+        clf.encoder = lambda x: x
+        with torch.no_grad():
+            return clf.fit(_loader(Htr, ytr, est.batch_size, est.random_state))
+
+    fit_s, clf = first_call_or_least(fit)
+    with torch.no_grad():
+        predict_s, pred = first_call_or_least(lambda: clf(Hte).argmax(1))
+    return fit_s, predict_s, float(np.mean(np.asarray(pred.as_subclass(torch.Tensor)) == yte))
+
+
+def _torchhd_own(
+    name: str, est: Any, split: tuple[np.ndarray, ...], n_classes: int, dim: int, seed: int
+) -> tuple[float, float, float] | None:
+    """torchhd's classifier ``name`` as its docs run it: its own encoder on standardised
+    features, ``fit`` on a DataLoader, with holovec's D, epochs, learning rate, batch size and
+    (DistHD) regeneration settings."""
+    import torch
+    from sklearn.preprocessing import StandardScaler
+    from torchhd import classifiers
+
+    Xtr, Xte, ytr, yte = split
+    scaler = StandardScaler().fit(Xtr)
+    Htr = torch.as_tensor(scaler.transform(Xtr), dtype=torch.float32)
+    Hte = torch.as_tensor(scaler.transform(Xte), dtype=torch.float32)
+
+    def fit() -> Any:
+        torch.manual_seed(seed)
+        clf = getattr(classifiers, name)(
+            Xtr.shape[1], dim, n_classes, epochs=est.epochs, lr=est.lr, regen_freq=est.regen_every,
+            regen_rate=est.regen_rate,
+        )  # fmt: skip
+        with torch.no_grad():
+            return clf.fit(_loader(Htr, ytr, est.batch_size, seed))
+
+    try:
+        fit_s, clf = first_call_or_least(fit)
+    except TypeError:
+        # torchhd 5.8.4's DistHD.regen_score returns the int 0 when no sample of a pass is
+        # misclassified, and its fit then fails in torch.topk: no row where that happens
+        return None
+    with torch.no_grad():
+        predict_s, pred = first_call_or_least(lambda: clf(Hte).argmax(1))
+    return fit_s, predict_s, float(np.mean(np.asarray(pred.as_subclass(torch.Tensor)) == yte))
 
 
 def _numpy_centroid(
@@ -594,7 +685,7 @@ def run_learn(
                     encodings[dataset, s] = _encodings(split, dim, s)
             for key, name, rule in PRECOMPUTED:
                 say(f"[{backend}] learn: {dataset} {name} on precomputed MAP encodings")
-                cut = rule in ("adapthd", "onlinehd") and quick
+                cut = rule in ("adapthd", "onlinehd", "sparsehd") and quick
                 row = _row(backend, dataset, task, key, f"{name}, precomputed", "MAP", "holovec", cut=cut)
                 mine, theirs = [], []
                 for s, split in zip(splits_seeds, splits, strict=True):
@@ -609,7 +700,7 @@ def run_learn(
                         dim=dim,
                         encoder="precomputed",
                         backend=backend,
-                        seed=s,
+                        random_state=s,
                         **extra,
                     )
                     mine.append(_fit_predict(make, (Htr_b, Hte_b, split[2], split[3]), task))
@@ -627,6 +718,27 @@ def run_learn(
                             )
                         theirs.append(shared[dataset, rule, s])
                 row.epochs = getattr(make(), "epochs", None)
+                _fill(row, "holovec", mine)
+                if theirs and all(t is not None for t in theirs):
+                    _fill(row, "torchhd", theirs)
+                rows.append(row)
+            for key, name, theirs_name in OWN_ENCODERS:
+                say(f"[{backend}] learn: {dataset} {name} next to torchhd's {theirs_name}, own encoders")
+                row = _row(backend, dataset, task, key, f"{name}, own encoders", "FHRR", "holovec")
+                mine, theirs = [], []
+                for s, split in zip(splits_seeds, splits, strict=True):
+                    from holovec import learn
+
+                    extra = {"epochs": QUICK_EPOCHS, "regen_every": 1} if quick else {}
+                    make = partial(getattr(learn, name), dim=dim, backend=backend, random_state=s, **extra)
+                    mine.append(_fit_predict(make, split, task))
+                    if torchhd:
+                        if (dataset, theirs_name, s) not in shared:
+                            shared[dataset, theirs_name, s] = _torchhd_own(
+                                theirs_name, make(), split, n_classes, dim, s
+                            )
+                        theirs.append(shared[dataset, theirs_name, s])
+                row.epochs = make().epochs
                 _fill(row, "holovec", mine)
                 if theirs and all(t is not None for t in theirs):
                     _fill(row, "torchhd", theirs)

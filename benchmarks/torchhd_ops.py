@@ -14,7 +14,13 @@ import numpy as np
 from .timing import waiter
 
 #: torchhd's name and the dtype of holovec's vectors, for each model torchhd also has
-_MODELS = {"FHRR": "complex64", "MAP": "float32", "BSC": "uint8"}
+_MODELS = {"FHRR": "complex64", "MAP": "float32", "BSC": "uint8", "MCR": "int64", "CGR": "int64"}
+#: the models of integer levels modulo r (torchhd's ``block_size``)
+_MODULAR = ("MCR", "CGR")
+#: operations torchhd does not have for a model: its MCR and CGR similarity is another measure
+#: (a modular Manhattan distance, not holovec's mean cosine), and its matrix form makes a
+#: (queries, items, dim) int64 tensor (80 GB for the ops table's 100 x 10,000 at D = 10,000)
+_MISSING = {name: ("similarity_matrix", "similarity_latency") for name in _MODULAR}
 
 
 def torchhd_status() -> tuple[str | None, str | None]:
@@ -31,7 +37,7 @@ def torchhd_status() -> tuple[str | None, str | None]:
 class TorchhdOps:
     """The operations of one model through torchhd's functional API."""
 
-    def __init__(self, model: str, dim: int, device: Any = None) -> None:
+    def __init__(self, model: str, dim: int, device: Any = None, block_size: int | None = None) -> None:
         import torch
         import torchhd
 
@@ -41,11 +47,16 @@ class TorchhdOps:
         self.device = torch.device("cpu" if device is None else device)
         self.dtype = getattr(torch, _MODELS[self.vsa])
         self.tensor_class = torchhd.functional.get_vsa_tensor_class(self.vsa)
+        self.block_size = block_size  # MCR and CGR: the levels r
         self.wait = waiter("torch", self.device)
 
     @staticmethod
     def supports(model: str) -> bool:
         return model.upper() in _MODELS
+
+    def has_op(self, key: str) -> bool:
+        """Whether torchhd has the ops table's operation ``key`` for this model."""
+        return key not in _MISSING.get(self.vsa, ())
 
     def adopt(self, x: Any, name: str | None = None) -> Any:
         """An array of any backend as a torchhd tensor of this model (no copy where possible)."""
@@ -59,20 +70,25 @@ class TorchhdOps:
                 t = torch.from_dlpack(x)
             except Exception:
                 t = torch.from_numpy(np.array(x))
+        if self.vsa in _MODULAR:  # torchhd's levels are int64 tensors that carry r
+            t = t.to(self.device, self.dtype).as_subclass(self.tensor_class)
+            t.block_size = self.block_size
+            return t
         return t.to(self.device).as_subclass(self.tensor_class)
 
     def random(self, n: int, seed: int) -> Any:
         generator = self.torch.Generator(device=self.device).manual_seed(seed)
+        extra = {"block_size": self.block_size} if self.vsa in _MODULAR else {}
         return self.torchhd.random(
-            n, self.dim, self.vsa, generator=generator, dtype=self.dtype, device=self.device
+            n, self.dim, self.vsa, generator=generator, dtype=self.dtype, device=self.device, **extra
         )
 
     def bind(self, a: Any, b: Any) -> Any:
         return self.torchhd.bind(a, b)
 
     def bundle(self, vectors: Any) -> Any:
-        total = self.torchhd.multiset(vectors)  # BSC: already the majority
-        return total if self.vsa == "BSC" else self.torchhd.normalize(total)
+        total = self.torchhd.multiset(vectors)  # BSC, MCR, CGR: already the bundle
+        return total if self.vsa in ("BSC", *_MODULAR) else self.torchhd.normalize(total)
 
     def similarity_matrix(self, queries: Any, items: Any) -> Any:
         # dot / dim: the [-1, 1] scale of holovec (torchhd's cosine_similarity of BSC is the same)

@@ -131,6 +131,11 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
         Where the model computes (``None``: holovec's default backend and its best device).
     batch_size : int, default 1024
         Rows encoded at once: memory is bounded by ``batch_size * dim``, not the data set.
+    output : {"vectors", "real"}, default "vectors"
+        What :meth:`transform` returns: the model's vectors, or real numbers that
+        scikit-learn's estimators take (complex vectors as their real parts, then their
+        imaginary parts, ``(n, 2 * vector_length)``; real vectors unchanged), for pipelines
+        such as ``make_pipeline(TimeSeriesEncoder(output="real"), RidgeClassifierCV())``.
     random_state : int or None, default None
         Seeds the model and the projection; ``None`` draws a fresh seed at ``fit`` (stored
         in ``seed_``). A NumPy ``RandomState`` or ``Generator`` is refused (``TypeError``):
@@ -178,6 +183,7 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
     # before the parameters existed read them
     random_state = None
     seed = None
+    output = "vectors"
 
     _positional: ClassVar[tuple[str, ...]] = ("model", "dim")
     _defaults: ClassVar[dict[str, Any]] = {
@@ -190,6 +196,7 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
         "backend": None,
         "device": None,
         "batch_size": 1024,
+        "output": "vectors",
         "random_state": None,
         "seed": None,
     }
@@ -201,6 +208,7 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
         "standardize": Flag(),
         "encoder": Either(NONE, InstanceOf(Encoder, what="a holovec encoder (holovec.encoders)")),
         "batch_size": POSITIVE_INT,
+        "output": Options("vectors", "real"),
         "random_state": RANDOM_STATE,
         "seed": RANDOM_STATE,
     }
@@ -296,11 +304,27 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
         return model.asarray(X)
 
     def transform(self, X: Any) -> Any:
-        """The hypervectors of the samples: an array of the model's backend, ``(n, vector_length)``."""
+        """The hypervectors of the samples: an array of the model's backend, ``(n, vector_length)``
+        (``output="real"``: real numbers, see :class:`HDEncoder`)."""
         X = self.check_input(X)
         size = batch_rows(self.model_, self.batch_size, n_rows(X))
         parts = [self._encode_rows(X, rows, size) for rows in batches(n_rows(X), size)]
-        return parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0)
+        return self.as_output(parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0))
+
+    def as_output(self, H: Any) -> Any:
+        """Encodings as :meth:`transform` returns them: the vectors, or with ``output="real"``
+        complex vectors as their real parts, then their imaginary parts (the same columns on
+        every backend).
+
+        Parameters
+        ----------
+        H : array
+            Vectors of the model, ``(n, vector_length)``.
+        """
+        xp = self.model_.xp
+        if self.output == "real" and xp.isdtype(H.dtype, "complex floating"):
+            return xp.concat([xp.real(H), xp.imag(H)], axis=-1)
+        return H
 
     def _encode_rows(self, X: Any, rows: np.ndarray | slice, batch_size: int) -> Any:
         """The encodings of ``rows`` of checked ``X``. Where every array shape compiles a
@@ -382,7 +406,10 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
     @property
     def _n_features_out(self) -> int:
         """The width of :meth:`transform`'s output (named by :meth:`get_feature_names_out`)."""
-        return int(self.model_.vector_length)
+        model = self.model_
+        complex_ = model.xp.isdtype(model.dtype, "complex floating")
+        widen = self.output == "real" and complex_
+        return int(model.vector_length) * (2 if widen else 1)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -119,6 +119,11 @@ class TimeSeriesEncoder(HDEncoder):
         As for :class:`~holovec.learn.HDEncoder` (``batch_size``: series per batch; within
         a batch, series, channels and steps are encoded in blocks of about ``2**22``
         elements of the bound arrays, so memory does not grow with the series' length).
+    output : {"vectors", "real"}, default "vectors"
+        What :meth:`transform` returns: the model's vectors, or real numbers for
+        scikit-learn's estimators (FHRR's complex vectors as their real parts, then their
+        imaginary parts): ``make_pipeline(TimeSeriesEncoder(output="real"),
+        RidgeClassifierCV())`` works.
 
     Attributes
     ----------
@@ -313,7 +318,7 @@ class TimeSeriesEncoder(HDEncoder):
         for rows in batches(n_rows(X), self.batch_size):
             part_stamps = None if stamps is None else take_rows(stamps, rows)
             parts.append(self._encode(take_rows(X, rows), part_stamps))
-        return parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0)
+        return self.as_output(parts[0] if len(parts) == 1 else self.model_.xp.concat(parts, axis=0))
 
     def fit_transform(self, X: Any, y: Any = None, timestamps: Any = None) -> Any:
         """:meth:`fit`, then :meth:`transform` (with ``timestamps``)."""
