@@ -59,7 +59,7 @@ def feature_encoder(encoding: str, model: Any, n_features: int, bandwidth: float
     return ENCODINGS[encoding](model, n_features, bandwidth=width, seed=seed)
 
 
-def _tiny_scale(scale: np.ndarray, mean: np.ndarray, n_samples: int, eps: float) -> np.ndarray:
+def tiny_scale(scale: np.ndarray, mean: np.ndarray, n_samples: int, eps: float) -> np.ndarray:
     """Where a feature (nearly) did not vary in training: scale 1, so a test value that
     differs gives a finite, proportionate code instead of a huge one.
 
@@ -278,7 +278,7 @@ class HDEncoder(DeclaredParameters, ClassNamePrefixFeaturesOutMixin, Transformer
                 f"X: features {np.flatnonzero(overflow)[:10].tolist()} are too large to standardise "
                 "(their mean or standard deviation overflows float64); scale them down"
             )
-        scale = np.where(_tiny_scale(scale, mean, n_rows(X), eps), 1.0, scale)
+        scale = np.where(tiny_scale(scale, mean, n_rows(X), eps), 1.0, scale)
         self.mean_, self.scale_ = mean, scale
 
     def _vectors(self, X: Any, *, reset: bool) -> Any:

@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import kernels
-from .._params import NON_NEGATIVE, POSITIVE, Flag, Interval, Options, fit_context
+from .._params import NON_NEGATIVE, NONE, POSITIVE, Either, Flag, Interval, Options, fit_context
+from ..backends import dtype_name
 from ..encoders import FractionalPowerEncoder, LevelEncoder
 from ..models import model_class, model_names
 from ..random import check_seed, fold_in, fresh_seed
@@ -20,13 +21,19 @@ from ._docs import shared_parameters
 from ._minirocket import encode, fit_parameters
 from ._minirocket_parameters import N_KERNELS
 from ._series import Ragged, check_series, check_timestamps, host_series, length_groups, normalised_times
-from .encoding import HDEncoder
+from .encoding import HDEncoder, tiny_scale
 
 __all__ = ["TimeSeriesEncoder"]
 
 #: elements of one bound array (series x channels x steps x dim) encoded at once: blocks of
 #: series, channels and steps bound the memory, whatever the number and length of the series
 _CHUNK_ELEMENTS = 2**22
+#: training series whose encodings give each element's mean and spread (``standardize``):
+#: every one of a smaller training set, else this many drawn with the encoder's seed
+STANDARDIZE_SAMPLES = 2048
+#: ``time_bandwidth=None``: no time code on MiniRocket's features (where it is MiniRocket),
+#: a time code as sharp as the value code on the values
+DEFAULT_TIME_BANDWIDTH = {"minirocket": 0.0, "values": 8.0}
 
 
 def _phasor_models() -> list[str]:
@@ -58,7 +65,7 @@ class TimeSeriesEncoder(HDEncoder):
     (Dempster, Schmidt and Webb, KDD 2021) convolves the series (a random subset of its
     channels summed, for a multivariate one) with 84 fixed kernels at dilations fitted
     to the longest training series, and thresholds each convolution at biases fitted on
-    training series: ``F = dim`` features, whose indicators ``v_t[f] = +1`` where the
+    training series (the default): ``F = dim`` features, whose indicators ``v_t[f] = +1`` where the
     convolution exceeds the bias at step ``t``, else ``-1``, form a vector ``v_t`` of
     the model (``finish_sum`` of the +-1 array). They are bound to the time and averaged:
 
@@ -92,10 +99,10 @@ class TimeSeriesEncoder(HDEncoder):
         A model with a phasor form (see above).
     dim : int or None, default None
         Dimension of the hypervectors (None: 10000; 9996 for ``features="minirocket"``).
-    features : {"values", "minirocket"}, default "values"
-        What is bound to the time: the values of the channels, or MiniRocket's features
-        (see above; ``values``, ``value_bandwidth``, ``levels`` and ``out_of_range`` are
-        then unused).
+    features : {"minirocket", "values"}, default "minirocket"
+        What is bound to the time: MiniRocket's features, or the values of the channels
+        (see above; with MiniRocket's features ``values``, ``value_bandwidth``, ``levels``
+        and ``out_of_range`` are unused).
     values : {"fpe", "level"}, default "fpe"
         The value encoding: an FPE of ``value_bandwidth`` sinc widths across the channel's
         range (continuous), or ``levels`` level codes (:class:`~holovec.encoders.LevelEncoder`).
@@ -104,9 +111,21 @@ class TimeSeriesEncoder(HDEncoder):
         the range) is ``sinc(value_bandwidth * d)``.
     levels : int, default 32
         Number of levels of ``values="level"``.
-    time_bandwidth : float, default 8.0
+    time_bandwidth : float or None, default None
         Sharpness of the time FPE, as above for times ``d`` apart (a fraction of the
-        series); 0: no time code.
+        series); 0: no time code. None: 0 for MiniRocket's features (the encoding is then
+        MiniRocket's, whose accuracy it reaches on the UCR sets; a positive value is
+        HDC-MiniROCKET, which helps where when a pattern occurs tells the classes apart:
+        tune it, for example with :class:`~sklearn.model_selection.GridSearchCV`), 8.0 for
+        the values (without a time code they are a bag of values).
+    standardize : bool, default True
+        Centre each element of the encodings on its mean over the training series and
+        divide it by its standard deviation there (where it varies), as MiniRocket's
+        classifier standardises its features: a rare pattern's feature, which varies
+        little, then weighs as much as a common one's. The statistics come from the
+        encodings of the training series at ``fit`` (at most 2,048 of them, drawn with the
+        seed), which encodes them once more; a single training series is not
+        standardised.
     out_of_range : {"clip", "error"}, default "clip"
         Values outside a channel's training range at ``transform``: clipped to it (they
         encode as the range's ends, as a level code would), or a ``ValueError`` naming the
@@ -137,35 +156,37 @@ class TimeSeriesEncoder(HDEncoder):
     channel_keys_ : the channels' key vectors, ``(n_channels, vector_length)``
     minirocket_ : MiniRocket's fitted parameters (dilations, features per dilation,
         channels, biases; ``features="minirocket"`` only, else None)
+    element_mean_, element_scale_ : ndarray (vector_length,) or None
+        Each element's mean over the training series' encodings (complex for a complex
+        model) and its standard deviation (1 where it did not vary); None without
+        ``standardize``.
     n_features_in_ : int (``any_length=False`` only)
 
     Examples
     --------
     >>> import numpy as np
-    >>> from holovec.learn import CentroidClassifier, TimeSeriesEncoder
+    >>> from holovec.learn import CentroidClassifier, RidgeHDClassifier, TimeSeriesEncoder
     >>> t = np.linspace(0, 1, 50)
     >>> X = np.stack([np.sin(2 * np.pi * (2 + 3 * (k % 2)) * t + 0.05 * k) for k in range(20)])
     >>> y = np.arange(20) % 2
-    >>> enc = TimeSeriesEncoder(dim=1000, random_state=0)
+    >>> enc = TimeSeriesEncoder(dim=84 * 12, random_state=0)  # MiniRocket's features
     >>> enc.fit_transform(X).shape
-    (20, 1000)
-    >>> clf = CentroidClassifier(encoder=enc).fit(X, y)
-    >>> bool(clf.score(X, y) > 0.9)
+    (20, 1008)
+    >>> bool(RidgeHDClassifier(encoder=enc).fit(X, y).score(X, y) > 0.9)
     True
-    >>> rocket = TimeSeriesEncoder(features="minirocket", dim=84 * 4, time_bandwidth=2.0, random_state=0)
-    >>> rocket.fit_transform(X).shape
-    (20, 336)
-    >>> bool(CentroidClassifier(encoder=rocket).fit(X, y).score(X, y) > 0.9)
+    >>> values = TimeSeriesEncoder(features="values", dim=1000, time_bandwidth=2.0, random_state=0)
+    >>> bool(CentroidClassifier(encoder=values).fit(X, y).score(X, y) > 0.9)
     True
     """
 
-    _dropped_parameters: ClassVar[tuple[str, ...]] = ("encoding", "bandwidth", "standardize", "encoder")
+    _dropped_parameters: ClassVar[tuple[str, ...]] = ("encoding", "bandwidth", "encoder")
     _defaults: ClassVar[dict[str, Any]] = {
-        "features": "values",
+        "features": "minirocket",
         "values": "fpe",
         "value_bandwidth": 8.0,
         "levels": 32,
-        "time_bandwidth": 8.0,
+        "time_bandwidth": None,
+        "standardize": True,
         "out_of_range": "clip",
         "any_length": True,
         "batch_size": 256,
@@ -173,11 +194,11 @@ class TimeSeriesEncoder(HDEncoder):
 
     # (merged with HDEncoder's, less the parameters dropped)
     _parameter_rules: ClassVar[dict[str, Any]] = {
-        "features": Options("values", "minirocket"),
+        "features": Options("minirocket", "values"),
         "values": Options("fpe", "level"),
         "value_bandwidth": POSITIVE,
         "levels": Interval(2, integral=True),
-        "time_bandwidth": NON_NEGATIVE,
+        "time_bandwidth": Either(NONE, NON_NEGATIVE),
         "out_of_range": Options("clip", "error"),
         "any_length": Flag(),
     }
@@ -233,7 +254,43 @@ class TimeSeriesEncoder(HDEncoder):
                 self._sub_seed("minirocket"),
             )
         self._make_codes()
+        self._fit_standardization(X)
         return X
+
+    def _fit_standardization(self, X: Any) -> None:
+        """Each element's mean and standard deviation over the training series' encodings
+        (at most :data:`STANDARDIZE_SAMPLES` series), merged batch by batch in float64 on
+        the host (Chan, Golub and LeVeque's update: no sum of squares that cancels)."""
+        self.element_mean_ = self.element_scale_ = None
+        n = n_rows(X)
+        if not self.standardize or n < 2:
+            return
+        rows = np.arange(n)
+        if n > STANDARDIZE_SAMPLES:
+            rng = np.random.default_rng(self._sub_seed("standardize"))
+            rows = np.sort(rng.choice(n, STANDARDIZE_SAMPLES, replace=False))
+        model = self.model_
+        count, mean, m2 = 0, 0.0, 0.0
+        for chunk in batches(len(rows), self.batch_size):
+            picked = rows[chunk]
+            part = take_rows(X, slice(picked[0], picked[-1] + 1) if len(rows) == n else picked)
+            h = model.backend.to_numpy(self._encode_raw(part, None))
+            h = h.astype(np.complex128 if np.iscomplexobj(h) else np.float64)
+            b, part_mean = len(h), h.mean(axis=0)
+            part_m2 = np.sum(np.abs(h - part_mean) ** 2, axis=0)
+            delta = part_mean - mean
+            m2 = m2 + part_m2 + np.abs(delta) ** 2 * (count * b / (count + b))
+            mean, count = mean + delta * (b / (count + b)), count + b
+        std = np.sqrt(m2 / count)
+        eps = float(np.finfo(np.dtype(dtype_name(model.real_dtype))).eps)
+        self.element_mean_ = mean
+        self.element_scale_ = np.where(tiny_scale(std, mean, count, eps), 1.0, std)
+
+    def _time_bandwidth(self) -> float:
+        """``time_bandwidth``, or its default for the features (:data:`DEFAULT_TIME_BANDWIDTH`)."""
+        if self.time_bandwidth is None:
+            return DEFAULT_TIME_BANDWIDTH[self.features]
+        return float(self.time_bandwidth)
 
     def _sub_seed(self, what: str) -> int:
         return fold_in(self.seed_, "timeseries", what) % 2**64
@@ -242,8 +299,9 @@ class TimeSeriesEncoder(HDEncoder):
         model = self.model_
         time_seed, value_seed = self._sub_seed("time"), self._sub_seed("values")
         self.time_encoder_ = None  # (time_bandwidth 0: every time code is the identity)
-        if self.time_bandwidth > 0:
-            self.time_encoder_ = FractionalPowerEncoder(model, 0.0, 1.0, self.time_bandwidth, seed=time_seed)
+        bandwidth = self._time_bandwidth()
+        if bandwidth > 0:
+            self.time_encoder_ = FractionalPowerEncoder(model, 0.0, 1.0, bandwidth, seed=time_seed)
         if self.values == "fpe":
             self.value_encoder_ = FractionalPowerEncoder(
                 model, 0.0, 1.0, self.value_bandwidth, seed=value_seed
@@ -329,6 +387,17 @@ class TimeSeriesEncoder(HDEncoder):
         return self._encode(rows, None)
 
     def _encode(self, X: Any, stamps: Any) -> Any:
+        """The encodings of checked series, standardised where :meth:`_fit_standardization`
+        found the statistics."""
+        H = self._encode_raw(X, stamps)
+        if getattr(self, "element_mean_", None) is None:  # (also encoders pickled before it)
+            return H
+        backend = self.model_.backend
+        mean = backend.asarray(self.element_mean_, dtype=self.model_.dtype)
+        inverse = backend.asarray(1.0 / self.element_scale_, dtype=self.model_.real_dtype)
+        return (H - mean) * inverse
+
+    def _encode_raw(self, X: Any, stamps: Any) -> Any:
         if not isinstance(X, (Ragged, list)):
             return self._encode_block(X, stamps)
         X = X if isinstance(X, Ragged) else Ragged(list(X))
