@@ -52,7 +52,8 @@ def estimators(**seeding):
         RidgeHDRegressor(alpha=1e-3, **small),
         RegHDRegressor(epochs=3, **small),
         HDKMeans(n_clusters=3, **small),
-        TimeSeriesEncoder(any_length=False, **small),
+        TimeSeriesEncoder(any_length=False, features="values", **small),
+        TimeSeriesEncoder(any_length=False, **(small | {"dim": 84 * 2})),  # (MiniRocket's features)
     ]
 
 
@@ -61,7 +62,7 @@ def estimators(**seeding):
 ESTIMATORS = [
     *estimators(random_state=0),
     *estimators(seed=0),
-    TimeSeriesEncoder(dim=128, random_state=0),  # (any length: see ANY_LENGTH)
+    TimeSeriesEncoder(features="values", dim=128, random_state=0),  # (any length: see ANY_LENGTH)
     ConformalClassifier(CentroidClassifier(dim=128, random_state=0), random_state=0),
 ]
 

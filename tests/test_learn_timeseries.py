@@ -39,7 +39,7 @@ def _waves(n_per_class=20, length=64, seed=0, noise=0.2):
 
 def _encoder(**kw):
     return TimeSeriesEncoder(
-        **({"dim": 512, "random_state": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw)
+        **({"features": "values", "standardize": False, "dim": 512, "random_state": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw)
     )
 
 
@@ -82,7 +82,7 @@ def test_same_seed_same_vectors_other_seed_others():
     np.testing.assert_array_equal(a, b)
     c = _encoder(random_state=6).fit_transform(X)
     assert np.abs(np.vdot(a[0], c[0])) / (np.linalg.norm(a[0]) * np.linalg.norm(c[0])) < 0.3
-    fresh = TimeSeriesEncoder(dim=256).fit(X)
+    fresh = TimeSeriesEncoder(features="values", dim=256).fit(X)
     assert isinstance(fresh.seed_, int) and fresh.seed is None  # drawn at fit, parameters unchanged
     assert _encoder(seed=None, random_state=5).fit(X).seed_ == 5
 
@@ -263,7 +263,7 @@ def test_saving_an_estimator_on_a_series_encoder_is_refused_clearly(tmp_path):
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(20, 2, 30)), np.arange(20) % 2
-    clf = CentroidClassifier(encoder=TimeSeriesEncoder(dim=128, random_state=0)).fit(X, y)
+    clf = CentroidClassifier(encoder=TimeSeriesEncoder(features="values", dim=128, random_state=0)).fit(X, y)
     with pytest.raises(TypeError, match="pickle"):
         clf.save(tmp_path / "clf.npz")
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))

@@ -50,8 +50,8 @@ def test_series_at_any_scale_encode_and_classify_as_at_scale_1(scale):
     chance (0.5 against 1.0). A channel is constant relative to its own magnitude, and a
     constant one is widened relative to it too: the encodings are the same at every scale."""
     X, y = _sines()
-    enc = TimeSeriesEncoder(dim=256, random_state=0).fit(X)
-    scaled = TimeSeriesEncoder(dim=256, random_state=0).fit(X * scale)
+    enc = TimeSeriesEncoder(features="values", dim=256, random_state=0).fit(X)
+    scaled = TimeSeriesEncoder(features="values", dim=256, random_state=0).fit(X * scale)
     np.testing.assert_allclose(scaled.value_min_, enc.value_min_ * scale, rtol=1e-12)
     np.testing.assert_allclose(scaled.value_max_, enc.value_max_ * scale, rtol=1e-12)
     assert enc.value_min_[1] < 3.0 < enc.value_max_[1]  # (the constant channel, widened)
@@ -59,7 +59,7 @@ def test_series_at_any_scale_encode_and_classify_as_at_scale_1(scale):
     other = X.copy()
     other[:, 1] = 2.5  # a test value off the constant channel's training value
     np.testing.assert_allclose(scaled.transform(other * scale), enc.transform(other), atol=1e-5)
-    clf = CentroidClassifier(encoder=TimeSeriesEncoder(dim=256, random_state=0)).fit(X * scale, y)
+    clf = CentroidClassifier(encoder=TimeSeriesEncoder(features="values", dim=256, random_state=0)).fit(X * scale, y)
     assert clf.score(X * scale, y) == 1.0
 
 
@@ -69,11 +69,11 @@ def test_a_channel_constant_in_training_is_still_found_at_every_scale():
     X, _ = _sines()
     X[:, 1] = 7.0 * (1 + 1e-15 * np.arange(X.shape[-1]))  # (a range of 3e-13 of its values)
     for scale in (1e-300, 1.0, 1e300):
-        enc = TimeSeriesEncoder(dim=64, random_state=0).fit(X * scale)
+        enc = TimeSeriesEncoder(features="values", dim=64, random_state=0).fit(X * scale)
         np.testing.assert_allclose(enc.value_min_[1], 3.5 * scale, rtol=1e-9)
         np.testing.assert_allclose(enc.value_max_[1], 10.5 * scale, rtol=1e-9)
     X[:, 1] = 0.0
-    enc = TimeSeriesEncoder(dim=64, random_state=0).fit(X * 1e-20)
+    enc = TimeSeriesEncoder(features="values", dim=64, random_state=0).fit(X * 1e-20)
     largest = np.abs(X[:, 0]).max() * 1e-20
     np.testing.assert_allclose([enc.value_min_[1], enc.value_max_[1]], [-largest / 2, largest / 2])
 
@@ -251,7 +251,7 @@ def test_series_of_different_channel_counts_are_refused_naming_them():
     ]
     for X, (first, other) in zip(cases, [(0, 2), (0, 1), (0, 1)], strict=True):
         with pytest.raises(ValueError, match=rf"channels.*series {first} has \d+, series {other} has \d+"):
-            TimeSeriesEncoder(dim=64, random_state=0).fit(X)
+            TimeSeriesEncoder(features="values", dim=64, random_state=0).fit(X)
 
 
 @pytest.mark.parametrize("features", ["values", "minirocket"])
