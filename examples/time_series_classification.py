@@ -131,9 +131,10 @@ for method in rows:
 # namespace, so on any backend and device). At ``time_bandwidth=0`` the encoding is
 # MiniROCKET's features exactly; a positive bandwidth also tells *when* each pattern
 # occurs, which MiniROCKET's averaging over time forgets (HDC-MiniROCKET, Schlegel,
-# Neubert and Protzel 2022): the second row. Their published figures for GunPoint: 0.993 at scale 0 (MiniROCKET) and 1.000 at
-# scales 3 to 7 (their scale is our ``time_bandwidth``), with MiniROCKET's own classifier,
-# which a scikit-learn pipeline gives here. A real model (HRR) keeps the features real,
+# Neubert and Protzel 2022): the second row. Their published figures for GunPoint: 0.993
+# at scale 0 (MiniROCKET) and 1.000 at scales 3 to 7 (their scale is our
+# ``time_bandwidth``), with MiniROCKET's own classifier, which a scikit-learn pipeline
+# gives here. A real model (HRR) keeps the features real,
 # as scikit-learn's ridge needs:
 X_train, y_train, X_test, y_test = data["GunPoint"]
 for bandwidth in (0.0, 4.0):

@@ -47,7 +47,9 @@ def _ppv(parameters, X, backend=HOST):
 
 
 def _encoder(**kw):
-    return TimeSeriesEncoder(**({"features": "minirocket", "dim": 84 * 3, "random_state": 0, "standardize": False} | kw))
+    return TimeSeriesEncoder(
+        **({"features": "minirocket", "dim": 84 * 3, "random_state": 0, "standardize": False} | kw)
+    )
 
 
 # -- the reference ------------------------------------------------------------------------

@@ -26,8 +26,12 @@ def series(n=40, length=30, seed=0):
 def test_complex_vectors_feed_a_linear_model_in_a_pipeline():
     X, y = series()
     with pytest.raises(ValueError, match=r"[Cc]omplex"):
-        make_pipeline(TimeSeriesEncoder(features="values", dim=256, random_state=0), RidgeClassifierCV()).fit(X, y)
-    pipe = make_pipeline(TimeSeriesEncoder(features="values", dim=256, random_state=0, output="real"), RidgeClassifierCV())
+        make_pipeline(TimeSeriesEncoder(features="values", dim=256, random_state=0), RidgeClassifierCV()).fit(
+            X, y
+        )
+    pipe = make_pipeline(
+        TimeSeriesEncoder(features="values", dim=256, random_state=0, output="real"), RidgeClassifierCV()
+    )
     assert pipe.fit(X, y).score(X, y) > 0.9
 
 

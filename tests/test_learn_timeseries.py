@@ -39,7 +39,17 @@ def _waves(n_per_class=20, length=64, seed=0, noise=0.2):
 
 def _encoder(**kw):
     return TimeSeriesEncoder(
-        **({"features": "values", "standardize": False, "dim": 512, "random_state": 0, "time_bandwidth": 4.0, "value_bandwidth": 6.0} | kw)
+        **(
+            {
+                "features": "values",
+                "standardize": False,
+                "dim": 512,
+                "random_state": 0,
+                "time_bandwidth": 4.0,
+                "value_bandwidth": 6.0,
+            }
+            | kw
+        )
     )
 
 

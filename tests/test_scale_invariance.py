@@ -59,7 +59,9 @@ def test_series_at_any_scale_encode_and_classify_as_at_scale_1(scale):
     other = X.copy()
     other[:, 1] = 2.5  # a test value off the constant channel's training value
     np.testing.assert_allclose(scaled.transform(other * scale), enc.transform(other), atol=1e-5)
-    clf = CentroidClassifier(encoder=TimeSeriesEncoder(features="values", dim=256, random_state=0)).fit(X * scale, y)
+    clf = CentroidClassifier(encoder=TimeSeriesEncoder(features="values", dim=256, random_state=0)).fit(
+        X * scale, y
+    )
     assert clf.score(X * scale, y) == 1.0
 
 
