@@ -793,15 +793,14 @@ def title_note(rows: Sequence[Row], backend: str) -> str:
     )
 
 
-def add_to_json(data: dict[str, Any], rows: Sequence[Row], *, dim: int, quick: bool) -> None:
-    """Write each learn row's scores, and this section's settings, into the run's JSON."""
-    learn = [r for r in rows if r.section == "learn"]
-    if not learn:
-        return
-    by_key = {(r.backend, r.model, r.key): r for r in learn if isinstance(r, LearnRow)}
+def write_scores(data: dict[str, Any], rows: Sequence[Row], section: str) -> bool:
+    """Write the scores of each of ``section``'s rows (``LearnRow``) into the run's JSON;
+    whether the section has rows."""
+    mine = [r for r in rows if r.section == section]
+    by_key = {(r.backend, r.model, r.key): r for r in mine if isinstance(r, LearnRow)}
     for item in data["rows"]:
         row = by_key.get((item["backend"], item["model"], item["key"]))
-        if row is None:
+        if row is None or item.get("section", section) != section:
             continue
         item["dataset"] = row.dataset
         item["side"] = row.side
@@ -812,6 +811,13 @@ def add_to_json(data: dict[str, Any], rows: Sequence[Row], *, dim: int, quick: b
             side: {"mean": float(np.mean(v)), "min": float(np.min(v)), "splits": list(v)}
             for side, v in row.scores.items()
         }
+    return bool(mine)
+
+
+def add_to_json(data: dict[str, Any], rows: Sequence[Row], *, dim: int, quick: bool) -> None:
+    """Write each learn row's scores, and this section's settings, into the run's JSON."""
+    if not write_scores(data, rows, "learn"):
+        return
     data["settings"]["learn"] = {
         "dim": dim,
         "splits_random_state": list(SPLITS[:1] if quick else SPLITS),

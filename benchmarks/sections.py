@@ -16,6 +16,7 @@ from . import (
     memory,
     robustness,
     search_engines,
+    suite,
     timeseries,
     trained,
 )
@@ -150,6 +151,7 @@ _SECTIONS = (
     trained.SECTION,
     timeseries.SECTION,
     robustness.SECTION,
+    suite.SECTION,
 )
 #: the sections in the order they run and print
 SECTIONS = {s.name: s for s in _SECTIONS}
