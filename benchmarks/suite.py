@@ -180,9 +180,10 @@ def _torchhd(name: str, holovec_est: Any, data: Any, dim: int) -> tuple[float, f
 
     try:
         fit_s, clf = first_call_or_least(fit)
-    except (TypeError, RuntimeError):
+    except (TypeError, RuntimeError, ValueError):
         # torchhd 5.8.4's DistHD.regen_score returns the int 0 when a pass misclassifies no
-        # sample, and its fit then fails in torch.topk: no result where that happens
+        # sample, and its fit then fails in torch.topk; its CompHD draws its chunk keys from
+        # a Hadamard matrix, which exists only where D / chunks is a power of 2: no result
         return None
 
     def predict() -> Any:
@@ -411,7 +412,8 @@ SECTION = Section(
         "torchhd's classifier of the same name: Vanilla for CentroidClassifier, IntRVFL for "
         "RidgeHDClassifier, else the name without 'Classifier'",
         "torchhd's IntRVFL (a pseudo-inverse of a D x D matrix) runs only up to "
-        f"D={TORCHHD_RIDGE_MAX_DIM:,}; its DistHD fails where a pass misclassifies no sample (no row then)",
+        f"D={TORCHHD_RIDGE_MAX_DIM:,}; its DistHD fails where a pass misclassifies no sample, its CompHD "
+        "where D / chunks is not a power of 2 (no torchhd result then)",
     ),
     table_notes=goal_lines,
     run=run,

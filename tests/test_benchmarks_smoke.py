@@ -538,3 +538,37 @@ def test_device_cuda_without_a_gpu_is_a_usage_error(capsys):
         assert re.search(r"torch \S+ finds 0 CUDA GPU\(s\)", message)
     if "jax" in frameworks:
         assert re.search(r"jax \S+ finds 0 GPU\(s\), only cpu:0", message)
+
+
+def test_suite_section_scores_every_classifier_on_the_quick_sets(tmp_path):
+    """The suite section, tiny, NumPy: every classifier of holovec.learn has a row on iris
+    and on GunPoint (scored, or saying why it cannot run there), beside the references, the
+    published figures and the hand-written NumPy centroid, with the goal lines."""
+    pytest.importorskip("sklearn")
+    from benchmarks import suite
+
+    path, out = tmp_path / "suite.json", io.StringIO()
+    argv = ["--sections", "suite", "--quick", "--dim", "256", "--backend", "numpy", "--no-torchhd"]
+    assert main([*argv, "--quiet", "--repeat", "1", "--budget", "0", "--json", str(path)], out=out) == 0
+    text, data = out.getvalue(), json.loads(path.read_text())
+    rows = [r for r in data["rows"] if r["section"] == "suite"]
+    classifiers = suite._classifiers()
+    assert {"CentroidClassifier", "RidgeHDClassifier", "DistHDClassifier", "LeHDCClassifier"} <= set(
+        classifiers
+    )
+    for dataset in ("iris", "GunPoint"):
+        mine = {r["key"].split("/")[1]: r for r in rows if r["dataset"] == dataset}
+        for name in classifiers:
+            row = mine[name]
+            scored = "holovec" in row["scores"]
+            assert scored or "does not run here" in row["info"][0], (dataset, name)
+            if scored:
+                assert 0 <= row["scores"]["holovec"]["mean"] <= 1
+                assert row["times"]["holovec"]["best"] > 0
+    iris = {r["key"].split("/")[1] for r in rows if r["dataset"] == "iris"}
+    assert {"logistic", "knn", "centroid-numpy"} <= iris
+    assert "goal iris: CentroidClassifier encode + fit + predict" in text
+    if importlib.util.find_spec("aeon") is not None:
+        assert "goal GunPoint: RidgeHDClassifier (defaults)" in text
+        gunpoint = {r["key"].split("/")[1] for r in rows if r["dataset"] == "GunPoint"}
+        assert {"minirocket", "published-MiniROCKET"} <= gunpoint

@@ -192,7 +192,18 @@ def check_robustness_to_hardware_errors(ns: dict, out: str) -> None:
         assert abs(prototypes - expected) < 0.02  # on average for the prototypes
 
 
+def check_block_code_factorization(ns: dict, out: str) -> None:
+    assert "1024 elements in 16 blocks of 64: 16 active" in out
+    assert "unbind(bind(a, b), b) == a: True" in out
+    accuracy = ns["accuracy"]
+    # what the tutorial says: the factorizer decodes every product, the resonator few
+    assert accuracy["block-code factorizer"] == 1.0
+    assert accuracy["resonator network"] < 0.6
+    assert ns["factorizer"].iterations.mean() < 100
+
+
 EXPECTATIONS = {
+    "block_code_factorization": check_block_code_factorization,
     "cleanup_memory": check_cleanup_memory,
     "digits_classification": check_digits_classification,
     "fpe_scalars": check_fpe_scalars,

@@ -88,7 +88,7 @@ def test_ridge_regressor_streams_to_what_fit_gives():
         (OnlineHDClassifier, 0.03),
         (NeuralHDClassifier, 0.03),
         (RidgeHDClassifier, 0.03),
-        (partial(LeHDCClassifier, epochs=20), 0.03),
+        (LeHDCClassifier, 0.02),
         (partial(QuantHDClassifier, bits=1, epochs=5), 0.03),
     ],
     ids=["centroid", "adapthd", "onlinehd", "neuralhd", "ridge", "lehdc", "quanthd"],
@@ -100,12 +100,14 @@ def test_five_partial_fit_calls_score_within_0_03_of_fit_on_digits(cls, toleranc
     0.948 / 0.943, NeuralHD 0.967 / 0.961, RidgeHD 0.978 / 0.983 (before this, AdaptHD's
     stream scored 0.51 and OnlineHD's 0.81).
 
-    LeHDC (20 epochs): 0.956 / 0.944. Each call runs as many Adam steps over its fifth of
-    the data as fit runs over that fifth, but in a row, so later batches weigh more (at
-    10 epochs 0.944 / 0.939, at 30 0.959 / 0.937). Binary QuantHD (5 epochs): 0.961 /
-    0.944 (at 20 epochs 0.967 / 0.943; ternary at 5: 0.939 / 0.956): AdaptHD's stream,
-    which loses 0.013 here, plus the quantiser's. The same bound as the other retraining
-    rules, 0.03."""
+    LeHDC (defaults, 30 epochs): 0.959 / 0.948, the issue's bound 0.02 (20 epochs: 0.956 /
+    0.954). Each call runs as many Adam steps over its fifth of the data as fit runs over
+    that fifth, but in a row; with the weight decay towards 0 in every call the stream
+    scored 0.937 (and 0.932 against 0.959 at D=10,000): the decay of a later call now
+    pulls towards where the earlier calls left the weights (0.950 at D=10,000). Binary
+    QuantHD (5 epochs): 0.961 / 0.944 (at 20 epochs 0.967 / 0.943; ternary at 5: 0.939 /
+    0.956): AdaptHD's stream, which loses 0.013 here, plus the quantiser's. The same
+    bound as the other retraining rules, 0.03."""
     Xtr, Xte, ytr, yte = digits
     fitted = cls(dim=1000, random_state=0).fit(Xtr, ytr).score(Xte, yte)
     streamed = _stream(cls(dim=1000, random_state=0), Xtr, ytr, classes=CLASSES).score(Xte, yte)
@@ -326,3 +328,18 @@ def test_stream_classes_are_checked_as_fit_checks_labels(cls, classes, digits):
     Xtr, _, ytr, _ = digits
     with pytest.raises(ValueError, match="classes must be a 1-D array of class labels"):
         cls(dim=64, random_state=0).partial_fit(Xtr[:20], ytr[:20] % 2, classes=classes)
+
+
+def test_lehdc_stream_decays_towards_the_earlier_calls_weights(digits):
+    """After a stream's first call, LeHDC's weight decay pulls the latent weights towards
+    where the calls before left them, not towards 0. With a strong decay (1.0) over 20
+    epochs of a second batch, measured: the weights keep 0.97 of their norm and move 0.03
+    of it; decayed towards 0 they kept 0.24 of it."""
+    Xtr, _, ytr, _ = digits
+    est = LeHDCClassifier(dim=256, epochs=20, lr=1e-2, weight_decay=1.0, random_state=0)
+    est.partial_fit(Xtr[:300], ytr[:300], classes=CLASSES)
+    before = np.asarray(_host(est, est.latent_weights_), dtype=np.float64)
+    est.partial_fit(Xtr[300:600], ytr[300:600])
+    after = np.asarray(_host(est, est.latent_weights_), dtype=np.float64)
+    assert np.linalg.norm(after) > 0.8 * np.linalg.norm(before)
+    assert np.linalg.norm(after - before) < 0.2 * np.linalg.norm(before)

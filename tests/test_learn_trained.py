@@ -166,8 +166,9 @@ def test_lehdc_step_is_torch_adam_on_the_straight_through_gradient(iris):
     adam = torch.optim.Adam([w], lr=lr, betas=_BETAS, eps=1e-8, weight_decay=decay)
     for step in range(1, 4):
         hyper = (lr, 1 / (1 - _BETAS[0] ** step), 1 / (1 - _BETAS[1] ** step), decay, scale, 8.0)
+        anchor = space.zeros(3)  # (fit's: the decay pulls towards 0)
         state = _lehdc_step(
-            space, state, space.backend.asarray(H, dtype=space.dtype), space.indices(t), None, hyper
+            space, state, space.backend.asarray(H, dtype=space.dtype), space.indices(t), None, anchor, hyper
         )
         clipped = torch.clamp(w, -1, 1)
         sign = clipped + (torch.where(w >= 0, 1.0, -1.0).double() - clipped).detach()  # the STE

@@ -310,8 +310,15 @@ def _learn_cells(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def learn_rst(items: list[dict[str, Any]], backends: list[str] | None = None) -> list[str]:
-    """One table per backend of the learn section's rows (``items``: the JSON's)."""
+#: the sections whose rows are scored learners (``LearnRow``), drawn by :func:`learn_rst`
+SCORED_SECTIONS = ("learn", "suite")
+
+
+def learn_rst(
+    items: list[dict[str, Any]], backends: list[str] | None = None, section: str = "learn"
+) -> list[str]:
+    """One table per backend of a scored section's rows (``items``: the JSON's): the learn
+    section's, or the suite's with its goal lines under each table."""
     lines: list[str] = []
     for backend in dict.fromkeys(i.get("backend", "") for i in items):
         if backends is not None and backend not in backends:
@@ -319,10 +326,16 @@ def learn_rst(items: list[dict[str, Any]], backends: list[str] | None = None) ->
         part = [i for i in items if i.get("backend", "") == backend]
         try:
             from benchmarks.learn import LEARN, title_note
+            from benchmarks.suite import SECTION as SUITE
 
             rows = _learn_rows(part)
-            title = f"Backend: {backend}{title_note(rows, backend)}"
-            table = table_lines(LEARN.columns, rows, style="rst")
+            if section == "suite":
+                title = f"Backend: {backend}"
+                notes = [rst_cell(line) for line in SUITE.table_notes(rows)]
+                table = [*table_lines(SUITE.columns, rows, style="rst"), "", *[f"| {n}" for n in notes]]
+            else:
+                title = f"Backend: {backend}{title_note(rows, backend)}"
+                table = table_lines(LEARN.columns, rows, style="rst")
         except (ImportError, AttributeError, KeyError, TypeError, ValueError):
             title = f"Backend: {backend}"
             records = [_learn_cells(i) for i in part]
@@ -362,9 +375,9 @@ class LearnBenchmarkTable(SphinxDirective):
             _, rows = load(path)  # this benchmark's own format: its cells, section by section
             backends = _split(self.options.get("backends"))
             for section in dict.fromkeys(r.section for r in rows):
-                if section == "learn":
-                    items = [i for i in data["rows"] if i.get("section") == "learn"]
-                    lines += learn_rst(items, backends)
+                if section in SCORED_SECTIONS:
+                    items = [i for i in data["rows"] if i.get("section") == section]
+                    lines += learn_rst(items, backends, section)
                     continue
                 part = [
                     r for r in rows if r.section == section and (backends is None or r.backend in backends)
