@@ -156,10 +156,10 @@ class TimeSeriesEncoder(HDEncoder):
     channel_keys_ : the channels' key vectors, ``(n_channels, vector_length)``
     minirocket_ : MiniRocket's fitted parameters (dilations, features per dilation,
         channels, biases; ``features="minirocket"`` only, else None)
-    element_mean_, element_scale_ : ndarray (vector_length,) or None
+    element_mean_, element_scale_ : ndarray or None
         Each element's mean over the training series' encodings (complex for a complex
-        model) and its standard deviation (1 where it did not vary); None without
-        ``standardize``.
+        model) and its standard deviation (1 where it did not vary), ``(vector_length,)``
+        each; None without ``standardize``.
     n_features_in_ : int (``any_length=False`` only)
 
     Examples
