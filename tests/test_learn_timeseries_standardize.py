@@ -125,3 +125,18 @@ def test_the_defaults():
         TimeSeriesEncoder(dim=1000).fit(_walks(n=2))
     with pytest.raises((TypeError, ValueError), match="standardize"):
         TimeSeriesEncoder(standardize="yes").fit(_walks(n=2))
+
+
+def test_an_encoder_pickled_before_standardisation_encodes_as_it_did():
+    """An encoder pickled before ``features`` and ``standardize`` existed (a values encoder,
+    unstandardised) reads them from the class defaults: the same encodings, and
+    ``get_params`` works."""
+    X = _walks(n=6, channels=1)
+    enc = TimeSeriesEncoder(features="values", standardize=False, dim=64, random_state=0).fit(X)
+    state = enc.__getstate__()
+    for name in ("features", "standardize", "element_mean_", "element_scale_"):
+        state.pop(name, None)
+    old = TimeSeriesEncoder.__new__(TimeSeriesEncoder)
+    old.__setstate__(state)
+    assert old.get_params()["standardize"] is False and old.features == "values"
+    np.testing.assert_array_equal(np.asarray(old.transform(X)), np.asarray(enc.transform(X)))

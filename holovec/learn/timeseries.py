@@ -205,9 +205,10 @@ class TimeSeriesEncoder(HDEncoder):
     # the holovec encoder HDEncoder wraps: none; read by code written for HDEncoder (a
     # class default, not documented as an attribute)
     encoder = None
-    # a class default (``features`` is a parameter): encoders pickled before the
-    # parameter existed read it
+    # class defaults (``features`` and ``standardize`` are parameters): encoders pickled
+    # before the parameters existed read them (they encoded values, unstandardised)
     features = "values"
+    standardize = False
 
     # -- fit ----------------------------------------------------------------------------------
     @fit_context
