@@ -42,9 +42,12 @@ def _phasor_models() -> list[str]:
 
 @shared_parameters
 class TimeSeriesEncoder(HDEncoder):
-    """Time series as hypervectors: each value bound to its time and its channel, bundled.
+    """Time series as hypervectors: what the series does at each step, bound to the step's
+    time, bundled.
 
-    A series ``x[c, t]`` of ``C`` channels and ``L`` steps becomes the mean (the sum over
+    By default the steps' vectors hold MiniRocket's convolution features, standardised
+    over the training series (below). With ``features="values"`` a series ``x[c, t]`` of
+    ``C`` channels and ``L`` steps becomes the mean (the sum over
     ``C * L``, so that series of any length are comparable)
 
         ``h = 1/(C L) sum_{c, t} key_c * value_c(x[c, t]) * time(tau_t)``
