@@ -55,18 +55,21 @@ from .learn import (
     LEARNER,
     LOWEST,
     PREDICT,
+    SCORE,
     TORCHHD_FIT,
     TORCHHD_PREDICT,
     TORCHHD_SCORE,
     LearnRow,
+    _fill,
     _loader,
-    _timing,
     write_scores,
 )
+from .learn import _references as _table_references
 from .rows import Row
 from .sizes import Settings
 from .tables import Section
 from .timing import first_call_or_least
+from .torchhd_ops import torchhd_status
 
 #: the learners' random_state (``--quick``: the first)
 SEEDS = (0, 1, 2)
@@ -199,37 +202,29 @@ def _torchhd(name: str, holovec_est: Any, data: Any, dim: int) -> tuple[float, f
 
 
 def _references(series: bool) -> list[tuple[str, str, Callable[[], Any]]]:
+    """The non-HDC references: the learn section's for tables, aeon's MiniRocket for series
+    (where aeon is installed)."""
     import importlib.util
 
-    from sklearn.linear_model import LogisticRegression, RidgeClassifierCV
-    from sklearn.neighbors import KNeighborsClassifier
+    if not series:
+        return _table_references("classification")
+    if importlib.util.find_spec("aeon") is None:
+        return []
+    from aeon.transformations.collection.convolution_based import MiniRocket
+    from sklearn.linear_model import RidgeClassifierCV
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+    from sklearn.preprocessing import StandardScaler
 
-    if series:
-        if importlib.util.find_spec("aeon") is None:
-            return []
-        from aeon.transformations.collection.convolution_based import MiniRocket
-
-        return [
-            (
-                "minirocket",
-                "MiniRocket + RidgeClassifierCV (aeon)",
-                lambda: make_pipeline(
-                    MiniRocket(random_state=0),
-                    StandardScaler(with_mean=False),
-                    RidgeClassifierCV(alphas=np.logspace(-3, 3, 10)),
-                ),
-            )
-        ]
-    flat = FunctionTransformer(_flat)
     return [
         (
-            "logistic",
-            "LogisticRegression (standardised)",
-            lambda: make_pipeline(flat, StandardScaler(), LogisticRegression(max_iter=5000)),
-        ),
-        ("knn", "5-NN (standardised)", lambda: make_pipeline(flat, StandardScaler(), KNeighborsClassifier())),
+            "minirocket",
+            "MiniRocket + RidgeClassifierCV (aeon)",
+            lambda: make_pipeline(
+                MiniRocket(random_state=0),
+                StandardScaler(with_mean=False),
+                RidgeClassifierCV(alphas=np.logspace(-3, 3, 10)),
+            ),
+        )
     ]
 
 
@@ -262,19 +257,13 @@ def _row(backend: str, dataset: str, key: str, label: str, model: str, side: str
     return LearnRow("suite", backend, model, f"{dataset}/{key}", label, side=side, dataset=dataset)
 
 
-def _fill(row: LearnRow, side: str, results: list[tuple[float, float, float]]) -> None:
-    row.times[side] = _timing([r[0] for r in results])
-    row.times[side + "_predict"] = _timing([r[1] for r in results])
-    row.scores[side] = [r[2] for r in results]
-
-
 def run(settings: Settings, backends: list[str]) -> list[Row]:
     """Every suite row for every backend (see the module's docstring)."""
     warnings.filterwarnings("ignore", message="The norm of a vector is nearly zero")
     from holovec.datasets import load
 
     seeds = SEEDS[:1] if settings.quick else SEEDS
-    torchhd = settings.torchhd and _torchhd_imports()
+    torchhd = settings.torchhd and torchhd_status()[0] is not None
     rows: list[Row] = []
     shared: dict[Any, Any] = {}  # results of one backend-free side: torchhd, references, NumPy
     for backend in backends:
@@ -326,14 +315,6 @@ def run(settings: Settings, backends: list[str]) -> list[Row]:
     return rows
 
 
-def _torchhd_imports() -> bool:
-    try:
-        import torchhd  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _ratio(row: Row) -> str:
     mine = [row.median("holovec"), row.median("holovec_predict")]  # type: ignore[attr-defined]
     theirs = [row.median("torchhd"), row.median("torchhd_predict")]  # type: ignore[attr-defined]
@@ -382,17 +363,12 @@ def goal_lines(rows: list[Row]) -> list[str]:
     return lines
 
 
-def _score_of(row: Row) -> str:
-    value = row.score()  # type: ignore[attr-defined]
-    return "-" if value is None else f"{value:.4f}"
-
-
 SECTION = Section(
     "suite",
     (
         DATASET,
         LEARNER,
-        Column("score", _score_of),
+        SCORE,
         LOWEST,
         FIT,
         PREDICT,
